@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class ClustersConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "clusters"
+    verbose_name = "Name clusters"

@@ -1,0 +1,323 @@
+"""python manage.py import_arrow PATH [PATH ...]: load cluster files of the Arrow dump.
+
+A thin loop: parse (clusters.arrowfile) -> validate -> bulk write, one transaction per
+file, so a rejected file leaves nothing behind and the other files still import.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from contextlib import nullcontext
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, fields
+from itertools import islice
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import DatabaseError, transaction
+from django.utils.text import slugify
+from tqdm import tqdm
+
+from clusters import arrowfile
+from clusters.arrowfile import ArrowFormatError, ClusterFile, PaperBlock
+from clusters.models import (
+    NAME_LENGTH,
+    SLUG_LENGTH,
+    Author,
+    Authorship,
+    NameCluster,
+    Paper,
+    Venue,
+)
+
+# Keeps every IN (...) list far below SQLite's limit of 32,766 bound variables.
+CHUNK = 2000
+BATCH = 1000
+
+
+def chunked(items: Iterable, size: int = CHUNK) -> Iterator[list]:
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
+def cluster_files(paths: list[Path]) -> Iterator[Path]:
+    """Files as named, and every *.txt below a named directory, in a stable order."""
+    for path in paths:
+        if not path.is_dir():
+            yield path
+            continue
+        for root, dirs, files in os.walk(path):
+            dirs.sort()
+            for name in sorted(files):
+                if name.endswith(".txt"):
+                    yield Path(root) / name
+
+
+@dataclass
+class Tally:
+    files: int = 0
+    rejected: int = 0
+    warnings: int = 0
+    papers_new: int = 0
+    papers_known: int = 0
+    authors_new: int = 0
+    clusters_new: int = 0
+    authorships: int = 0
+
+    def add(self, other: Tally) -> None:
+        for field in fields(self):
+            setattr(self, field.name, getattr(self, field.name) + getattr(other, field.name))
+
+
+def check_storage_limits(cluster: ClusterFile) -> None:
+    """Lengths the columns hold; raises before anything is written."""
+    limits = [
+        (cluster.name, NAME_LENGTH, "cluster name", 3),
+    ]
+    for paper in cluster.papers:
+        limits += [
+            (paper.venue, Venue._meta.get_field("name").max_length, "venue name", paper.line),
+            (paper.venue_kind, Venue._meta.get_field("kind").max_length, "venue kind", paper.line),
+            (paper.paper_type, Paper._meta.get_field("paper_type").max_length, "paper type",
+             paper.line),
+        ]
+        limits += [(author, NAME_LENGTH, "author name", paper.line) for author in paper.authors]
+    for text, limit, what, line in limits:
+        if len(text) > limit:
+            raise ArrowFormatError(line, f"{what} is {len(text)} characters long; at most {limit} fit")
+
+
+class Loader:
+    """Writes parsed files into the database; call load() inside a transaction."""
+
+    def __init__(self) -> None:
+        # Venues are few and never change once created; ids are cached only after the
+        # file that created them committed (see commit_cache).
+        self.venues: dict[tuple[str, str], int] = {}
+        self.pending_venues: dict[tuple[str, str], int] = {}
+
+    def commit_cache(self) -> None:
+        self.venues.update(self.pending_venues)
+        self.pending_venues.clear()
+
+    def load(self, cluster: ClusterFile) -> Tally:
+        tally = Tally()
+        blocks = {paper.fingerprint: paper for paper in reversed(cluster.papers)}
+        known: set[str] = set()
+        for chunk in chunked(blocks):
+            known.update(
+                Paper.objects.filter(fingerprint__in=chunk).values_list("fingerprint", flat=True)
+            )
+        new_blocks = [block for fingerprint, block in blocks.items() if fingerprint not in known]
+        tally.papers_known = len(blocks) - len(new_blocks)
+        tally.papers_new = len(new_blocks)
+        names = {author for block in new_blocks for author in block.authors}
+        cluster_ids = self.clusters(cluster, names, tally)
+        if new_blocks:
+            author_ids = self.authors(names, tally)
+            papers = Paper.objects.bulk_create(
+                [self.paper(block) for block in new_blocks], batch_size=BATCH
+            )
+            authorships = [
+                Authorship(
+                    paper=paper,
+                    author_id=author_ids[name],
+                    cluster_id=cluster_ids[arrowfile.name_key(name)],
+                    position=position,
+                    name_as_printed=name,
+                )
+                for paper, block in zip(papers, new_blocks)
+                for position, name in enumerate(block.authors, start=1)
+            ]
+            Authorship.objects.bulk_create(authorships, batch_size=BATCH)
+            tally.authorships = len(authorships)
+        return tally
+
+    def paper(self, block: PaperBlock) -> Paper:
+        return Paper(
+            venue_id=self.venue_id(block.venue, block.venue_kind),
+            year=block.year,
+            paper_type=block.paper_type,
+            title=block.title,
+            abstract="\n".join(block.abstract),
+            has_pdf=block.has_pdf,
+            has_doi=block.has_doi,
+            fingerprint=block.fingerprint,
+        )
+
+    def venue_id(self, name: str, kind: str) -> int:
+        key = (name, kind)
+        if key not in self.venues and key not in self.pending_venues:
+            venue, _ = Venue.objects.get_or_create(name=name, kind=kind)
+            self.pending_venues[key] = venue.pk
+        return self.venues.get(key) or self.pending_venues[key]
+
+    def clusters(self, cluster: ClusterFile, names: set[str], tally: Tally) -> dict[str, int]:
+        """Cluster ids by key for these names; creates missing clusters and records
+        what the file itself states about its own cluster."""
+        wanted = {arrowfile.name_key(name): name for name in sorted(names)}
+        own_key = arrowfile.name_key(cluster.name)
+        wanted[own_key] = cluster.name
+        existing = {}
+        for chunk in chunked(wanted):
+            existing.update(
+                (row.key, row)
+                for row in NameCluster.objects.filter(key__in=chunk).only(
+                    "key", "name", "source_papers", "source_author_rows"
+                )
+            )
+        missing = [key for key in wanted if key not in existing]
+        slugs = unique_slugs([wanted[key] for key in missing])
+        created = NameCluster.objects.bulk_create(
+            [NameCluster(key=key, name=wanted[key], slug=slug) for key, slug in zip(missing, slugs)],
+            batch_size=BATCH,
+        )
+        tally.clusters_new = len(created)
+        existing.update((row.key, row) for row in created)
+        own = existing[own_key]
+        stated = (cluster.name, cluster.stated_papers, cluster.author_rows)
+        if (own.name, own.source_papers, own.source_author_rows) != stated:
+            NameCluster.objects.filter(pk=own.pk).update(
+                name=cluster.name,
+                source_papers=cluster.stated_papers,
+                source_author_rows=cluster.author_rows,
+            )
+        return {key: row.pk for key, row in existing.items()}
+
+    def authors(self, names: set[str], tally: Tally) -> dict[str, int]:
+        """Identity ids by exact printed name; the first identity that held a name keeps
+        receiving it (through merges); names never seen get a new identity each."""
+        found: dict[str, Author] = {}
+        for chunk in chunked(names):
+            for author in Author.objects.filter(name__in=chunk).order_by("pk"):
+                found.setdefault(author.name, author)
+        ids = {name: live_identity(author).pk for name, author in found.items()}
+        missing = sorted(names - ids.keys())
+        created = Author.objects.bulk_create(
+            [new_author(name) for name in missing], batch_size=BATCH
+        )
+        tally.authors_new = len(created)
+        ids.update((author.name, author.pk) for author in created)
+        return ids
+
+
+def new_author(name: str) -> Author:
+    _, number = arrowfile.split_dblp_number(name)
+    return Author(name=name, name_key=arrowfile.name_key(name), dblp_number=number)
+
+
+def live_identity(author: Author) -> Author:
+    """Follow merged_into to the identity that is live now (one query per hop)."""
+    while author.merged_into_id is not None:
+        author = Author.objects.get(pk=author.merged_into_id)
+    return author
+
+
+def unique_slugs(names: list[str]) -> list[str]:
+    """Readable, unique URL slugs (unicode kept: "王伟" stays "王伟")."""
+    bases = [
+        slugify(name, allow_unicode=True)[: SLUG_LENGTH - 20].strip("-") or "name"
+        for name in names
+    ]
+    taken: set[str] = set()
+    for chunk in chunked(set(bases)):
+        taken.update(NameCluster.objects.filter(slug__in=chunk).values_list("slug", flat=True))
+    slugs = []
+    for base in bases:
+        slug = base
+        if slug in taken:
+            taken.update(
+                NameCluster.objects.filter(slug__startswith=f"{base}-").values_list(
+                    "slug", flat=True
+                )
+            )
+            number = 2
+            while f"{base}-{number}" in taken:
+                number += 1
+            slug = f"{base}-{number}"
+        taken.add(slug)
+        slugs.append(slug)
+    return slugs
+
+
+class Command(BaseCommand):
+    help = "Import Arrow author-name-cluster files, or directories of *.txt files."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("paths", nargs="+", type=Path, help="files or directories")
+        parser.add_argument("--strict", action="store_true", help="reject files with warnings")
+        parser.add_argument(
+            "--dry-run", action="store_true", help="parse and report, write nothing"
+        )
+
+    def handle(self, *args, paths: list[Path], strict: bool, dry_run: bool, **options) -> None:
+        missing = [str(path) for path in paths if not path.exists()]
+        if missing:
+            raise CommandError(f"no such file or directory: {', '.join(missing)}")
+        started = time.monotonic()
+        self.strict = strict
+        self.loader = Loader()
+        self.tally = Tally()
+        show_bar = self.stdout.isatty()
+        total = sum(1 for _ in cluster_files(paths)) if show_bar else None
+        self.bar = tqdm(
+            cluster_files(paths), total=total, unit="file", disable=not show_bar, file=sys.stdout
+        )
+        # A dry run imports for real inside one transaction and rolls it back, so its
+        # figures are exactly what a real run would report. A real run commits file by
+        # file and never holds the write lock for longer than one file.
+        with transaction.atomic() if dry_run else nullcontext():
+            for path in self.bar:
+                self.import_file(path)
+            if dry_run:
+                transaction.set_rollback(True)
+        self.bar.close()
+        self.summarise(time.monotonic() - started, dry_run)
+        if self.tally.rejected:
+            raise CommandError(f"{self.tally.rejected} of {self.tally.files} files rejected", returncode=1)
+
+    def import_file(self, path: Path) -> None:
+        self.tally.files += 1
+        try:
+            result = arrowfile.parse(arrowfile.decode(path.read_bytes()))
+            check_storage_limits(result.cluster)
+        except ArrowFormatError as error:
+            return self.reject(f"{path}:{error.line}: {error.reason}")
+        except OSError as error:
+            return self.reject(f"{path}: cannot read: {error.strerror}")
+        for warning in result.warnings:
+            self.say(f"{path}:{warning.line}: warning: {warning.reason}", self.style.WARNING)
+        self.tally.warnings += len(result.warnings)
+        if self.strict and result.warnings:
+            return self.reject(f"{path}: rejected: {len(result.warnings)} warnings under --strict")
+        try:
+            with transaction.atomic():
+                tally = self.loader.load(result.cluster)
+        except DatabaseError as error:
+            self.loader.pending_venues.clear()
+            return self.reject(f"{path}: the database refused the file: {error}")
+        self.loader.commit_cache()
+        self.tally.add(tally)
+
+    def reject(self, message: str) -> None:
+        self.tally.rejected += 1
+        self.say(message, self.style.ERROR)
+
+    def say(self, message: str, style) -> None:
+        if self.bar.disable:
+            self.stderr.write(message, style)
+        else:
+            self.bar.write(style(message), file=sys.stderr)
+
+    def summarise(self, seconds: float, dry_run: bool) -> None:
+        t = self.tally
+        self.stdout.write(
+            ("Dry run, nothing written. " if dry_run else "")
+            + f"{t.files} files: {t.papers_new} papers new, {t.papers_known} already known, "
+            f"{t.authors_new} authors new, {t.clusters_new} clusters new, "
+            f"{t.authorships} authorships, {t.warnings} warnings, {t.rejected} files rejected, "
+            f"{seconds:.1f} s"
+        )
