@@ -78,7 +78,7 @@ class PaperBlock:
     def links_line(self) -> str:
         return " ".join(
             word
-            for word, present in zip(LINK_WORDS, (self.has_pdf, True, self.has_doi))
+            for word, present in zip(LINK_WORDS, (self.has_pdf, True, self.has_doi), strict=True)
             if present
         )
 
@@ -169,13 +169,14 @@ def _one_line(block: tuple[int, list[str]], what: str) -> str:
     return lines[0]
 
 
-def _count(block: tuple[int, list[str]], nouns: tuple[str, str]) -> int:
-    line = _one_line(block, f"the {nouns[1]} count")
+def _count(block: tuple[int, list[str]], noun: str) -> int:
+    """The number on a count line: "<N> <noun>s", or "<N> <noun>" for one."""
+    line = _one_line(block, f"the {noun} count")
     match = COUNT_LINE.match(line)
-    if not match or match["noun"] not in nouns:
-        raise ArrowFormatError(block[0], f'expected "<number> {nouns[1]}", found "{line}"')
+    if not match or match["noun"] not in (noun, f"{noun}s"):
+        raise ArrowFormatError(block[0], f'expected "<number> {noun}s", found "{line}"')
     if not match["count"].isascii() or not match["count"].isdigit():
-        raise ArrowFormatError(block[0], f'{nouns[1]} count "{match["count"]}" is not a number')
+        raise ArrowFormatError(block[0], f'{noun} count "{match["count"]}" is not a number')
     return int(match["count"])
 
 
@@ -211,7 +212,8 @@ def _paper(blocks: list[tuple[int, list[str]]], start: int) -> tuple[PaperBlock,
                     f"paper has no links line (line {venue_like} looks like the next paper)",
                 )
             raise ArrowFormatError(
-                number, f"expected a links line or a one-line abstract paragraph, found {len(lines)} lines"
+                number,
+                f"expected a links line or a one-line abstract paragraph, found {len(lines)} lines",
             )
         if venue_like is None and parse_venue_line(lines[0]):
             venue_like = number
@@ -225,7 +227,9 @@ def _check_links(number: int, line: str) -> None:
     if "Details" not in words:
         raise ArrowFormatError(number, f'links line has no "Details": "{line}"')
     if words != [word for word in LINK_WORDS if word in words]:
-        raise ArrowFormatError(number, f'links line must be "PDF Details DOI" in that order: "{line}"')
+        raise ArrowFormatError(
+            number, f'links line must be "PDF Details DOI" in that order: "{line}"'
+        )
 
 
 def parse(text: str) -> ParseResult:
@@ -234,14 +238,16 @@ def parse(text: str) -> ParseResult:
     blocks, warnings = _blocks(text)
     if not blocks or blocks[0][1] != [HEADER]:
         found = blocks[0][1][0] if blocks else "an empty file"
-        raise ArrowFormatError(blocks[0][0] if blocks else 1, f'expected header "{HEADER}", found "{found}"')
+        raise ArrowFormatError(
+            blocks[0][0] if blocks else 1, f'expected header "{HEADER}", found "{found}"'
+        )
     if len(blocks) < 5:
         raise ArrowFormatError(blocks[-1][0], "file ends inside the header")
     name = _one_line(blocks[1], "the cluster name")
     if _one_line(blocks[2], "the disclaimer") != DISCLAIMER:
         warnings.append(FormatWarning(blocks[2][0], "disclaimer differs from the standard text"))
-    stated_papers = _count(blocks[3], ("paper", "papers"))
-    author_rows = _count(blocks[4], ("author row", "author rows"))
+    stated_papers = _count(blocks[3], "paper")
+    author_rows = _count(blocks[4], "author row")
     papers: list[PaperBlock] = []
     index = 5
     while index < len(blocks):
@@ -249,7 +255,9 @@ def parse(text: str) -> ParseResult:
         papers.append(paper)
     if stated_papers != len(papers):
         warnings.append(
-            FormatWarning(blocks[3][0], f"file states {stated_papers} papers but holds {len(papers)}")
+            FormatWarning(
+                blocks[3][0], f"file states {stated_papers} papers but holds {len(papers)}"
+            )
         )
     key = name_key(name)
     first_seen: dict[str, int] = {}
@@ -285,3 +293,21 @@ def render(cluster: ClusterFile) -> str:
 def sort_key(paper: PaperBlock) -> tuple[int, str]:
     """The order of papers in a file: year descending, then title ascending."""
     return -paper.year, paper.title
+
+
+def complete_dump(papers: list[PaperBlock]) -> list[ClusterFile]:
+    """Every name cluster of these papers, as a complete dump files them: each name's
+    file lists every paper carrying it, and counts its distinct exact spellings."""
+    papers_by_key: dict[str, list[PaperBlock]] = {}
+    spellings: dict[str, list[str]] = {}
+    for paper in papers:
+        for author in paper.authors:
+            key = name_key(author)
+            if paper not in papers_by_key.setdefault(key, []):
+                papers_by_key[key].append(paper)
+            if author not in spellings.setdefault(key, []):
+                spellings[key].append(author)
+    return [
+        ClusterFile(spellings[key][0], tuple(sorted(group, key=sort_key)), len(spellings[key]))
+        for key, group in papers_by_key.items()
+    ]

@@ -101,9 +101,7 @@ class NameCluster(models.Model):
     def to_arrowfile(self) -> arrowfile.ClusterFile:
         """The cluster as a file of the dump. Two queries: papers with venues, authorships."""
         papers = (
-            Paper.objects.filter(
-                pk__in=Authorship.objects.filter(cluster=self).values("paper_id")
-            )
+            Paper.objects.filter(pk__in=Authorship.objects.filter(cluster=self).values("paper_id"))
             .select_related("venue")
             .prefetch_related(
                 Prefetch(
@@ -161,9 +159,7 @@ class Authorship(models.Model):
     )
     author = models.ForeignKey(Author, on_delete=models.PROTECT, related_name="authorships")
     # The cluster of `name_as_printed`; both are fixed once imported.
-    cluster = models.ForeignKey(
-        NameCluster, on_delete=models.PROTECT, related_name="authorships"
-    )
+    cluster = models.ForeignKey(NameCluster, on_delete=models.PROTECT, related_name="authorships")
     position = models.PositiveIntegerField()  # 1-based byline order
     name_as_printed = models.CharField(max_length=NAME_LENGTH)
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 import sys
 import time
-from contextlib import nullcontext
 from collections.abc import Iterable, Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass, fields
 from itertools import islice
 from pathlib import Path
@@ -81,13 +81,19 @@ def check_storage_limits(cluster: ClusterFile) -> None:
         limits += [
             (paper.venue, Venue._meta.get_field("name").max_length, "venue name", paper.line),
             (paper.venue_kind, Venue._meta.get_field("kind").max_length, "venue kind", paper.line),
-            (paper.paper_type, Paper._meta.get_field("paper_type").max_length, "paper type",
-             paper.line),
+            (
+                paper.paper_type,
+                Paper._meta.get_field("paper_type").max_length,
+                "paper type",
+                paper.line,
+            ),
         ]
         limits += [(author, NAME_LENGTH, "author name", paper.line) for author in paper.authors]
     for text, limit, what, line in limits:
         if len(text) > limit:
-            raise ArrowFormatError(line, f"{what} is {len(text)} characters long; at most {limit} fit")
+            raise ArrowFormatError(
+                line, f"{what} is {len(text)} characters long; at most {limit} fit"
+            )
 
 
 class Loader:
@@ -129,7 +135,7 @@ class Loader:
                     position=position,
                     name_as_printed=name,
                 )
-                for paper, block in zip(papers, new_blocks)
+                for paper, block in zip(papers, new_blocks, strict=True)
                 for position, name in enumerate(block.authors, start=1)
             ]
             Authorship.objects.bulk_create(authorships, batch_size=BATCH)
@@ -172,7 +178,10 @@ class Loader:
         missing = [key for key in wanted if key not in existing]
         slugs = unique_slugs([wanted[key] for key in missing])
         created = NameCluster.objects.bulk_create(
-            [NameCluster(key=key, name=wanted[key], slug=slug) for key, slug in zip(missing, slugs)],
+            [
+                NameCluster(key=key, name=wanted[key], slug=slug)
+                for key, slug in zip(missing, slugs, strict=True)
+            ],
             batch_size=BATCH,
         )
         tally.clusters_new = len(created)
@@ -219,8 +228,7 @@ def live_identity(author: Author) -> Author:
 def unique_slugs(names: list[str]) -> list[str]:
     """Readable, unique URL slugs (unicode kept: "王伟" stays "王伟")."""
     bases = [
-        slugify(name, allow_unicode=True)[: SLUG_LENGTH - 20].strip("-") or "name"
-        for name in names
+        slugify(name, allow_unicode=True)[: SLUG_LENGTH - 20].strip("-") or "name" for name in names
     ]
     taken: set[str] = set()
     for chunk in chunked(set(bases)):
@@ -277,7 +285,9 @@ class Command(BaseCommand):
         self.bar.close()
         self.summarise(time.monotonic() - started, dry_run)
         if self.tally.rejected:
-            raise CommandError(f"{self.tally.rejected} of {self.tally.files} files rejected", returncode=1)
+            raise CommandError(
+                f"{self.tally.rejected} of {self.tally.files} files rejected", returncode=1
+            )
 
     def import_file(self, path: Path) -> None:
         self.tally.files += 1

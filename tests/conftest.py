@@ -1,0 +1,76 @@
+"""Shared test helpers: small make_* builders for cluster files and a dump on disk.
+
+Data comes from these helpers, never from JSON fixtures. Tests that need the real
+material in ../shared (seeds and the corpus) use the `shared` fixture, which skips
+where that folder is absent (a fresh clone) and is present in CI.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from clusters import arrowfile
+from clusters.arrowfile import ClusterFile, PaperBlock
+
+SHARED = Path(
+    os.environ.get("ARROW_SHARED", Path(__file__).resolve().parent.parent.parent / "shared")
+)
+
+
+@pytest.fixture
+def shared() -> Path:
+    if not (SHARED / "FORMAT.md").exists():
+        pytest.skip(f"{SHARED} is absent: real seeds and corpus are only in CI and dev machines")
+    return SHARED
+
+
+def make_paper(
+    title: str = "A Paper", authors: tuple[str, ...] = ("Ada Lovelace",), **fields
+) -> PaperBlock:
+    values = dict(
+        venue="ICLR",
+        venue_kind="Conference",
+        year=2024,
+        paper_type="Conference Paper",
+        abstract=("We study things.",),
+        has_pdf=True,
+        has_doi=False,
+    )
+    values.update(fields)
+    return PaperBlock(title=title, authors=tuple(authors), **values)
+
+
+def make_cluster(name: str, papers: list[PaperBlock], author_rows: int = 1) -> ClusterFile:
+    return ClusterFile(name, tuple(sorted(papers, key=arrowfile.sort_key)), author_rows)
+
+
+def write_files(folder: Path, clusters: list[ClusterFile]) -> list[Path]:
+    """One file per cluster, named like the dump's (`00000_<slug>.txt`)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for number, cluster in enumerate(clusters):
+        path = folder / f"{number:05d}_{arrowfile.name_key(cluster.name).replace(' ', '_')}.txt"
+        path.write_text(arrowfile.render(cluster), encoding="utf-8", newline="")
+        paths.append(path)
+    return paths
+
+
+def write_dump(folder: Path, papers: list[PaperBlock]) -> list[Path]:
+    """A complete dump of these papers: one file for every name on every paper."""
+    return write_files(folder, arrowfile.complete_dump(papers))
+
+
+def run_import(*args: object) -> tuple[int, str, str]:
+    """import_arrow as the shell runs it: (exit status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        call_command("import_arrow", *map(str, args), stdout=out, stderr=err)
+    except CommandError as error:
+        err.write(str(error))
+        return error.returncode, out.getvalue(), err.getvalue()
+    return 0, out.getvalue(), err.getvalue()

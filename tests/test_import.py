@@ -1,0 +1,211 @@
+"""import_arrow: what lands in the database, what is refused, and what is reported."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from clusters.models import Author, Authorship, NameCluster, Paper, Venue
+
+from .conftest import make_cluster, make_paper, run_import, write_dump, write_files
+
+pytestmark = pytest.mark.django_db
+
+SPAN = make_paper(
+    "Span Graph Transformer", ("Hongli Mao", "Xian-Ling Mao", "Hanlin Tang"), venue="AAAI"
+)
+ADAM = make_paper("1-bit Adam", ("Hanlin Tang", "Ji Liu 0002"), year=2021, has_pdf=False)
+LEMON = make_paper("LEMON: Lossless model expansion", ("Yite Wang", "hanlin lu", "Hanlin Lu"))
+
+
+def table_counts() -> dict[str, int]:
+    return {
+        model.__name__: model.objects.count()
+        for model in (Venue, Paper, Author, Authorship, NameCluster)
+    }
+
+
+def test_seeds_import_and_a_second_import_reports_nothing_new(shared):
+    status, out, err = run_import(shared / "seeds")
+    assert (status, err) == (0, "")
+    assert "2 files: 18 papers new, 0 already known" in out
+    assert Paper.objects.count() == 18
+    tang = NameCluster.objects.get(key="hanlin tang")
+    assert (tang.name, tang.slug, tang.source_papers, tang.source_author_rows) == (
+        "Hanlin Tang",
+        "hanlin-tang",
+        15,
+        2,
+    )
+    before = table_counts()
+
+    status, out, _ = run_import(shared / "seeds")
+    assert status == 0
+    assert "2 files: 0 papers new, 18 already known, 0 authors new, 0 clusters new" in out
+    assert table_counts() == before
+
+
+def test_a_paper_in_many_files_is_stored_once(tmp_path):
+    paths = write_dump(tmp_path, [SPAN, ADAM])  # four names, so four files
+    assert len(paths) == 4
+    status, out, _ = run_import(tmp_path)
+    assert status == 0
+    assert "4 files: 2 papers new, 3 already known" in out
+    assert Paper.objects.count() == 2
+    assert Authorship.objects.count() == 5
+    span = Paper.objects.get(title="Span Graph Transformer")
+    assert list(span.authorships.values_list("position", "name_as_printed", "cluster__key")) == [
+        (1, "Hongli Mao", "hongli mao"),
+        (2, "Xian-Ling Mao", "xian-ling mao"),
+        (3, "Hanlin Tang", "hanlin tang"),
+    ]
+    assert (span.venue.name, span.venue.kind, span.year, span.paper_type) == (
+        "AAAI",
+        "Conference",
+        2024,
+        "Conference Paper",
+    )
+    assert span.abstract == "We study things." and span.has_pdf and not span.has_doi
+
+
+def test_spelling_variants_are_separate_identities_in_one_cluster(tmp_path):
+    write_dump(tmp_path, [LEMON])
+    run_import(tmp_path)
+    lu = NameCluster.objects.get(key="hanlin lu")
+    assert lu.authorships.count() == 2
+    assert sorted(Author.objects.filter(name_key="hanlin lu").values_list("name", flat=True)) == [
+        "Hanlin Lu",
+        "hanlin lu",
+    ]
+
+
+def test_dblp_number_is_part_of_the_name_and_recorded(tmp_path):
+    write_dump(tmp_path, [ADAM, make_paper("Other", ("Ji Liu",))])
+    run_import(tmp_path)
+    numbered = Author.objects.get(name="Ji Liu 0002")
+    assert (numbered.name_key, numbered.dblp_number) == ("ji liu 0002", 2)
+    assert Author.objects.get(name="Ji Liu").dblp_number is None
+    assert NameCluster.objects.filter(key__startswith="ji liu").count() == 2
+
+
+def test_names_fold_case_beyond_ascii_into_one_cluster(tmp_path):
+    write_dump(tmp_path, [make_paper("A", ("Thomas Müller",)), make_paper("B", ("THOMAS MÜLLER",))])
+    run_import(tmp_path)
+    cluster = NameCluster.objects.get()
+    assert cluster.key == "thomas müller"
+    assert cluster.authorships.count() == 2
+    assert Author.objects.count() == 2
+
+
+def test_non_latin_names_get_readable_unique_slugs(tmp_path):
+    write_dump(
+        tmp_path,
+        [make_paper("A", ("王伟", "J. Liu", "J Liu", "Cédric Renggli", "Cedric Renggli", "..."))],
+    )
+    run_import(tmp_path)
+    slugs = dict(NameCluster.objects.values_list("name", "slug"))
+    assert slugs["王伟"] == "王伟"
+    assert {slugs["J. Liu"], slugs["J Liu"]} == {"j-liu", "j-liu-2"}
+    assert (slugs["Cédric Renggli"], slugs["Cedric Renggli"]) == (
+        "cédric-renggli",
+        "cedric-renggli",
+    )
+    assert slugs["..."] == "name"
+
+
+def test_a_rejected_file_leaves_nothing_and_the_others_import(tmp_path):
+    good, bad = write_files(
+        tmp_path,
+        [make_cluster("Hanlin Tang", [ADAM]), make_cluster("Yite Wang", [LEMON, SPAN])],
+    )
+    # The second paper of the bad file is broken: its first paper must not be kept either.
+    bad.write_text(bad.read_text().replace("AAAI Conference 2024", "AAAI Conference"))
+    status, out, err = run_import(tmp_path)
+    assert status == 1
+    assert f"{bad}:23: venue line has no 4-digit year" in err
+    assert "1 of 2 files rejected" in err
+    assert "2 files: 1 papers new" in out and "1 files rejected" in out
+    assert list(Paper.objects.values_list("title", flat=True)) == ["1-bit Adam"]
+    assert not NameCluster.objects.filter(key="yite wang").exists()
+
+
+@pytest.mark.parametrize(
+    "damage, reason",
+    [
+        (lambda b: b.replace(b"Author name cluster", b"Author cluster"), ":1: expected header"),
+        (lambda b: b.replace(b"1 paper", b"one paper"), ':7: paper count "one" is not a number'),
+        (lambda b: b.replace(b"Details", b""), ":11: file ends in the middle of a paper"),
+        (lambda b: b.replace(b"1-bit", b"1-\xffbit"), ":13: bytes are not UTF-8"),
+        (lambda b: b.replace(b"Ji Liu 0002", b"J" * 501), ":11: author name is 501 characters"),
+    ],
+)
+def test_invalid_files_change_nothing_and_say_where(tmp_path, damage, reason):
+    (path,) = write_files(tmp_path, [make_cluster("Hanlin Tang", [ADAM])])
+    path.write_bytes(damage(path.read_bytes()))
+    status, _, err = run_import(path)
+    assert status == 1
+    assert f"{path}{reason}" in err
+    assert sum(table_counts().values()) == 0
+
+
+def test_warnings_are_reported_and_strict_turns_them_into_rejections(tmp_path):
+    (path,) = write_files(tmp_path, [make_cluster("Hanlin Tang", [ADAM])])
+    path.write_text(path.read_text().replace("1 paper", "4 papers"))
+    status, out, err = run_import("--strict", path)
+    assert status == 1
+    assert f"{path}:7: warning: file states 4 papers but holds 1" in err
+    assert f"{path}: rejected: 1 warnings under --strict" in err
+    assert Paper.objects.count() == 0
+
+    status, out, err = run_import(path)
+    assert status == 0
+    assert "1 warnings, 0 files rejected" in out
+    assert NameCluster.objects.get(key="hanlin tang").source_papers == 4
+
+
+def test_dry_run_reports_what_would_happen_and_writes_nothing(tmp_path):
+    write_dump(tmp_path, [SPAN, ADAM])
+    status, out, _ = run_import("--dry-run", tmp_path)
+    assert status == 0
+    assert out.startswith("Dry run, nothing written. 4 files: 2 papers new, 3 already known")
+    assert sum(table_counts().values()) == 0
+
+
+def test_missing_path_is_an_error_before_anything_runs(tmp_path):
+    status, _, err = run_import(tmp_path / "nope")
+    assert status == 1 and "no such file or directory" in err
+
+
+def test_output_is_one_summary_line_when_not_on_a_terminal(tmp_path):
+    write_dump(tmp_path, [SPAN])
+    _, out, err = run_import(tmp_path)
+    assert err == ""
+    assert out.count("\n") == 1 and "elapsed" not in out and out.rstrip().endswith(" s")
+
+
+def test_queries_per_file_do_not_grow_with_papers_or_authors(tmp_path):
+    """The cheap proxy for import speed: a bounded number of statements per file."""
+
+    def queries_for(count: int, coauthors: int) -> int:
+        tag = f"{count}.{coauthors}"
+        papers = [
+            make_paper(
+                f"P{tag}.{n}", (f"Name {tag}", *(f"Co {tag}.{n}.{m}" for m in range(coauthors)))
+            )
+            for n in range(count)
+        ]
+        folder = tmp_path / tag
+        write_files(folder, [make_cluster(f"Name {tag}", papers)])
+        with CaptureQueriesContext(connection) as queries:
+            run_import(folder)
+        return len(queries)
+
+    queries_for(1, 0)  # creates the venue
+    small = queries_for(1, 1)
+    assert small <= 12
+    assert queries_for(8, 3) == small
+    # Beyond one batch, statements grow by batches of rows, never by rows (Django sizes
+    # SQLite batches by its 999-variable limit: about 200 rows of 5 columns).
+    rows = 40 * 21 * 3  # authorships, authors and clusters of 40 papers with 21 names
+    assert queries_for(40, 20) <= small + rows // 50
