@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.core.management import CommandError, call_command
 
 from clusters import arrowfile
@@ -20,6 +21,20 @@ from clusters.arrowfile import ClusterFile, PaperBlock
 SHARED = Path(
     os.environ.get("ARROW_SHARED", Path(__file__).resolve().parent.parent.parent / "shared")
 )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def collected_static(tmp_path_factory) -> Path:
+    """Serve static files as production does: hashed and compressed by collectstatic,
+    so a template naming a missing file fails its test."""
+    root = tmp_path_factory.mktemp("static")
+    settings.STATIC_ROOT = root
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    }
+    call_command("collectstatic", interactive=False, verbosity=0)
+    return root
 
 
 @pytest.fixture
