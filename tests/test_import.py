@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import io
+import re
+
 import pytest
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -125,7 +129,7 @@ def test_a_rejected_file_leaves_nothing_and_the_others_import(tmp_path):
     assert status == 1
     assert f"{bad}:23: venue line has no 4-digit year" in err
     assert "1 of 2 files rejected" in err
-    assert "2 files: 1 papers new" in out and "1 files rejected" in out
+    assert "2 files: 1 paper new" in out and "1 file rejected" in out
     assert list(Paper.objects.values_list("title", flat=True)) == ["1-bit Adam"]
     assert not NameCluster.objects.filter(key="yite wang").exists()
 
@@ -155,12 +159,12 @@ def test_warnings_are_reported_and_strict_turns_them_into_rejections(tmp_path):
     status, out, err = run_import("--strict", path)
     assert status == 1
     assert f"{path}:7: warning: file states 4 papers but holds 1" in err
-    assert f"{path}: rejected: 1 warnings under --strict" in err
+    assert f"{path}: rejected: 1 warning under --strict" in err
     assert Paper.objects.count() == 0
 
     status, out, err = run_import(path)
     assert status == 0
-    assert "1 warnings, 0 files rejected" in out
+    assert "1 warning, 0 files rejected" in out
     assert NameCluster.objects.get(key="hanlin tang").source_papers == 4
 
 
@@ -182,6 +186,23 @@ def test_output_is_one_summary_line_when_not_on_a_terminal(tmp_path):
     _, out, err = run_import(tmp_path)
     assert err == ""
     assert out.count("\n") == 1 and "elapsed" not in out and out.rstrip().endswith(" s")
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_terminal_gets_a_progress_bar_and_messages_above_it(tmp_path):
+    write_dump(tmp_path / "dump", [SPAN, ADAM])
+    (bad,) = write_files(tmp_path / "bad", [make_cluster("X", [])])
+    bad.write_text("Author cluster")
+    out, err = Terminal(), io.StringIO()
+    with pytest.raises(CommandError):
+        call_command("import_arrow", tmp_path, stdout=out, stderr=err)
+    assert "100%|" in out.getvalue() and "5/5" in out.getvalue()
+    assert re.search(r"1 file rejected, [0-9.]+ s\n$", out.getvalue())
+    assert f"{bad}:1: expected header" in err.getvalue()
 
 
 def test_queries_per_file_do_not_grow_with_papers_or_authors(tmp_path):

@@ -269,10 +269,12 @@ class Command(BaseCommand):
         self.strict = strict
         self.loader = Loader()
         self.tally = Tally()
-        show_bar = self.stdout.isatty()
+        # The bar goes where the summary goes, and only when that is a terminal.
+        self.stream = options.get("stdout") or sys.stdout
+        show_bar = self.stream.isatty()
         total = sum(1 for _ in cluster_files(paths)) if show_bar else None
         self.bar = tqdm(
-            cluster_files(paths), total=total, unit="file", disable=not show_bar, file=sys.stdout
+            cluster_files(paths), total=total, unit="file", disable=not show_bar, file=self.stream
         )
         # A dry run imports for real inside one transaction and rolls it back, so its
         # figures are exactly what a real run would report. A real run commits file by
@@ -286,7 +288,8 @@ class Command(BaseCommand):
         self.summarise(time.monotonic() - started, dry_run)
         if self.tally.rejected:
             raise CommandError(
-                f"{self.tally.rejected} of {self.tally.files} files rejected", returncode=1
+                f"{self.tally.rejected} of {counted(self.tally.files, 'file')} rejected",
+                returncode=1,
             )
 
     def import_file(self, path: Path) -> None:
@@ -302,7 +305,8 @@ class Command(BaseCommand):
             self.say(f"{path}:{warning.line}: warning: {warning.reason}", self.style.WARNING)
         self.tally.warnings += len(result.warnings)
         if self.strict and result.warnings:
-            return self.reject(f"{path}: rejected: {len(result.warnings)} warnings under --strict")
+            warnings = counted(len(result.warnings), "warning")
+            return self.reject(f"{path}: rejected: {warnings} under --strict")
         try:
             with transaction.atomic():
                 tally = self.loader.load(result.cluster)
@@ -317,17 +321,21 @@ class Command(BaseCommand):
         self.say(message, self.style.ERROR)
 
     def say(self, message: str, style) -> None:
-        if self.bar.disable:
+        # Lifts the bar off the terminal while the message is written.
+        with tqdm.external_write_mode(file=self.stream):
             self.stderr.write(message, style)
-        else:
-            self.bar.write(style(message), file=sys.stderr)
 
     def summarise(self, seconds: float, dry_run: bool) -> None:
         t = self.tally
         self.stdout.write(
             ("Dry run, nothing written. " if dry_run else "")
-            + f"{t.files} files: {t.papers_new} papers new, {t.papers_known} already known, "
-            f"{t.authors_new} authors new, {t.clusters_new} clusters new, "
-            f"{t.authorships} authorships, {t.warnings} warnings, {t.rejected} files rejected, "
+            + f"{counted(t.files, 'file')}: {counted(t.papers_new, 'paper')} new, "
+            f"{t.papers_known} already known, {counted(t.authors_new, 'author')} new, "
+            f"{counted(t.clusters_new, 'cluster')} new, {counted(t.authorships, 'authorship')}, "
+            f"{counted(t.warnings, 'warning')}, {counted(t.rejected, 'file')} rejected, "
             f"{seconds:.1f} s"
         )
+
+
+def counted(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
