@@ -24,6 +24,27 @@ DISCLAIMER = (
 VENUE_LINE = re.compile(r"^(?P<venue>.+) (?P<kind>\S+) (?P<year>\d{4})(?: (?P<paper_type>.+))?$")
 COUNT_LINE = re.compile(r"^(?P<count>\S+) (?P<noun>papers?|author rows?)$")
 LINK_WORDS = ("PDF", "Details", "DOI")
+LATIN_LETTERS = str.maketrans(
+    {
+        "ł": "l",
+        "Ł": "L",
+        "ø": "o",
+        "Ø": "O",
+        "đ": "d",
+        "Đ": "D",
+        "ħ": "h",
+        "Ħ": "H",
+        "ı": "i",
+        "æ": "ae",
+        "Æ": "AE",
+        "œ": "oe",
+        "Œ": "OE",
+        "þ": "th",
+        "Þ": "Th",
+        "ð": "d",
+    }
+)
+PUNCTUATION = re.compile(r"[.\-'’‘`´,]")
 DBLP_NUMBER = re.compile(r"^(?P<base>.+) (?P<number>\d{4})$")
 
 
@@ -61,10 +82,7 @@ class PaperBlock:
 
     @property
     def venue_line(self) -> str:
-        parts = [self.venue, self.venue_kind, f"{self.year:04d}"]
-        if self.paper_type:
-            parts.append(self.paper_type)
-        return " ".join(parts)
+        return venue_line(self.venue, self.venue_kind, self.year, self.paper_type)
 
     @property
     def fingerprint(self) -> str:
@@ -108,6 +126,28 @@ def name_key(name: str) -> str:
     return " ".join(folded.split())
 
 
+def fold(text: str) -> str:
+    """Diacritics dropped ("Cédric" -> "Cedric"), and the letters that carry no
+    separable accent spelled as Latin readers type them ("Łukasz" -> "Lukasz")."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    plain = "".join(char for char in decomposed if not unicodedata.combining(char))
+    return plain.translate(LATIN_LETTERS)
+
+
+def folded_key(name: str) -> str:
+    """The name with its dblp number, diacritics and punctuation dropped: the key that
+    relates "Cédric Renggli", "Cedric Renggli" and "Cedric Renggli 0001"."""
+    base, _ = split_dblp_number(" ".join(name.split()))
+    return " ".join(PUNCTUATION.sub(" ", fold(name_key(base))).split())
+
+
+def initials_key(name: str) -> str:
+    """The folded name with every name but the last cut to its initial: "h tang" for
+    "Hanlin Tang" and for "H. Tang", so initial forms find their expansions."""
+    *given, family = folded_key(name).split() or [""]
+    return " ".join([part[0] for part in given] + [family])
+
+
 def split_dblp_number(name: str) -> tuple[str, int | None]:
     """("Ji Liu 0002") -> ("Ji Liu", 2); a name without a number -> (name, None)."""
     match = DBLP_NUMBER.match(name)
@@ -126,6 +166,11 @@ def decode(data: bytes) -> str:
             line, f"bytes are not UTF-8 (0x{data[exc.start]:02x} at byte {exc.start})"
         ) from None
     return text.removeprefix("\ufeff")
+
+
+def venue_line(venue: str, kind: str, year: int, paper_type: str) -> str:
+    """`<venue> <venue kind> <year> <paper type>`, as the first line of a paper block."""
+    return " ".join(part for part in (venue, kind, f"{year:04d}", paper_type) if part)
 
 
 def parse_venue_line(line: str) -> tuple[str, str, int, str] | None:

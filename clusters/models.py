@@ -9,27 +9,55 @@ decide about who is who.
 
 from __future__ import annotations
 
+from django.core.cache import cache
 from django.db import models
-from django.db.models import Prefetch
+from django.db.models import Count, Max, Min, OuterRef, Prefetch, Subquery
+from django.db.models.functions import Coalesce
+from django.urls import reverse
 
 from . import arrowfile
 
 NAME_LENGTH = 500
 SLUG_LENGTH = 80
+FIGURES_CACHE_KEY = "arrow:corpus-figures"
+
+
+def corpus_figures() -> dict[str, int]:
+    """Totals for the front page. Cached: COUNT(*) over millions of rows is too slow to
+    run on every request. The importer forgets them when it is done (four queries)."""
+
+    def count() -> dict[str, int]:
+        return {
+            "papers": Paper.objects.count(),
+            "identities": Author.objects.filter(merged_into=None).count(),
+            "clusters": NameCluster.objects.count(),
+            "venues": Venue.objects.count(),
+        }
+
+    return cache.get_or_set(FIGURES_CACHE_KEY, count, timeout=300)
+
+
+def forget_corpus_figures() -> None:
+    cache.delete(FIGURES_CACHE_KEY)
 
 
 class Venue(models.Model):
     name = models.CharField(max_length=300)
     kind = models.CharField(max_length=100)  # Conference, Journal, Workshop, ...
+    slug = models.SlugField(max_length=SLUG_LENGTH, allow_unicode=True)
 
     class Meta:
         ordering = ["name", "kind"]
         constraints = [
             models.UniqueConstraint(fields=["name", "kind"], name="venue_unique_name_kind"),
+            models.UniqueConstraint(fields=["slug"], name="venue_unique_slug"),
         ]
 
     def __str__(self) -> str:
-        return f"{self.name} ({self.kind})"
+        return f"{self.name} {self.kind}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("clusters:venue-detail", args=[self.slug])
 
 
 class Paper(models.Model):
@@ -47,9 +75,20 @@ class Paper(models.Model):
             # Also the index of the importer's "which of these papers do we know?" query.
             models.UniqueConstraint(fields=["fingerprint"], name="paper_unique_fingerprint"),
         ]
+        indexes = [
+            # Proceedings pages (one venue, one year) and the venue list's per-year counts.
+            models.Index(fields=["venue", "year"], name="paper_venue_year_idx"),
+        ]
 
     def __str__(self) -> str:
-        return f"{self.title} ({self.venue.name} {self.year})"
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return reverse("clusters:paper-detail", args=[self.pk])
+
+    @property
+    def venue_line(self) -> str:
+        return arrowfile.venue_line(self.venue.name, self.venue.kind, self.year, self.paper_type)
 
     @property
     def abstract_paragraphs(self) -> list[str]:
@@ -76,15 +115,48 @@ class NameClusterQuerySet(models.QuerySet):
         keys = [arrowfile.name_key(name) for name in names]
         return self.filter(models.Q(key__in=keys) | models.Q(slug__in=names))
 
+    def ambiguous(self) -> NameClusterQuerySet:
+        """Clusters a curator should look at: the source held several author records
+        under the name, or several spellings or identities share it here."""
+        return self.filter(
+            models.Q(source_author_rows__gt=1)
+            | models.Q(spelling_count__gt=1)
+            | models.Q(identity_count__gt=1)
+        )
+
+    def refresh_stats(self) -> int:
+        """Recount papers, identities, spellings and years from the authorships, in one
+        UPDATE; call it whenever authorships of these clusters are added or moved."""
+        of_cluster = Authorship.objects.filter(cluster=OuterRef("pk")).order_by().values("cluster")
+
+        def aggregate(expression) -> Coalesce:
+            return Coalesce(Subquery(of_cluster.annotate(value=expression).values("value")), 0)
+
+        return self.update(
+            paper_count=aggregate(Count("paper", distinct=True)),
+            identity_count=aggregate(Count("author", distinct=True)),
+            spelling_count=aggregate(Count("name_as_printed", distinct=True)),
+            first_year=aggregate(Min("paper__year")),
+            last_year=aggregate(Max("paper__year")),
+        )
+
 
 class NameCluster(models.Model):
     key = models.CharField(max_length=NAME_LENGTH)  # arrowfile.name_key() of the name
     name = models.CharField(max_length=NAME_LENGTH)  # as the cluster's own file writes it
     slug = models.SlugField(max_length=SLUG_LENGTH, allow_unicode=True)
+    folded_key = models.CharField(max_length=NAME_LENGTH)  # arrowfile.folded_key()
+    initials_key = models.CharField(max_length=NAME_LENGTH)  # arrowfile.initials_key()
     # What the imported file stated; null while no file of this name has been imported
     # (the name was only seen in other files' bylines).
     source_papers = models.PositiveIntegerField(null=True, blank=True)
     source_author_rows = models.PositiveIntegerField(null=True, blank=True)
+    # Kept by refresh_stats(), so that lists filter and sort without aggregating.
+    paper_count = models.PositiveIntegerField(default=0)
+    identity_count = models.PositiveIntegerField(default=0)
+    spelling_count = models.PositiveIntegerField(default=0)
+    first_year = models.PositiveSmallIntegerField(default=0)
+    last_year = models.PositiveSmallIntegerField(default=0)
 
     objects = NameClusterQuerySet.as_manager()
 
@@ -94,9 +166,43 @@ class NameCluster(models.Model):
             models.UniqueConstraint(fields=["key"], name="namecluster_unique_key"),
             models.UniqueConstraint(fields=["slug"], name="namecluster_unique_slug"),
         ]
+        indexes = [
+            # Related clusters: spellings with and without diacritics or a dblp number.
+            models.Index(fields=["folded_key"], name="namecluster_folded_idx"),
+            # Related clusters: the expansions of an initial form ("H. Tang").
+            models.Index(fields=["initials_key"], name="namecluster_initials_idx"),
+            # The cluster list sorted by papers, and the front page's largest clusters.
+            models.Index(fields=["-paper_count", "key"], name="namecluster_papers_idx"),
+            # The cluster list sorted by identities.
+            models.Index(fields=["-identity_count", "key"], name="namecluster_identities_idx"),
+            # The cluster list sorted by most recent paper.
+            models.Index(fields=["-last_year", "key"], name="namecluster_recent_idx"),
+        ]
 
     def __str__(self) -> str:
         return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("clusters:cluster-detail", args=[self.slug])
+
+    @property
+    def is_ambiguous(self) -> bool:
+        return (self.source_author_rows or 0) > 1 or max(
+            self.spelling_count, self.identity_count
+        ) > 1
+
+    def related(self, limit: int = 50) -> list[NameCluster]:
+        """Other clusters of the same name: with or without diacritics or a dblp number,
+        its initial form ("H. Tang"), or, for an initial form, its expansions. One query."""
+        related = models.Q(folded_key=self.folded_key) | models.Q(folded_key=self.initials_key)
+        if self.folded_key == self.initials_key:
+            related |= models.Q(initials_key=self.folded_key)
+        return list(
+            NameCluster.objects.filter(related)
+            .exclude(pk=self.pk)
+            .exclude(folded_key="")
+            .order_by("-paper_count", "key")[:limit]
+        )
 
     def to_arrowfile(self) -> arrowfile.ClusterFile:
         """The cluster as a file of the dump. Two queries: papers with venues, authorships."""
@@ -150,6 +256,9 @@ class Author(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("clusters:author-detail", args=[self.pk])
 
 
 class Authorship(models.Model):

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.core.cache import cache
 from django.core.management import CommandError, call_command
+from django.utils.text import slugify
 
 from clusters import arrowfile
 from clusters.arrowfile import ClusterFile, PaperBlock
@@ -35,6 +37,12 @@ def collected_static(tmp_path_factory) -> Path:
     }
     call_command("collectstatic", interactive=False, verbosity=0)
     return root
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    """Each test starts with an empty cache (the front page caches its figures)."""
+    cache.clear()
 
 
 @pytest.fixture
@@ -65,11 +73,11 @@ def make_cluster(name: str, papers: list[PaperBlock], author_rows: int = 1) -> C
 
 
 def write_files(folder: Path, clusters: list[ClusterFile]) -> list[Path]:
-    """One file per cluster, named like the dump's (`00000_<slug>.txt`)."""
+    """One file per cluster, numbered like the dump's (`00000_<slug>.txt`)."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for number, cluster in enumerate(clusters):
-        path = folder / f"{number:05d}_{arrowfile.name_key(cluster.name).replace(' ', '_')}.txt"
+        path = folder / f"{number:05d}_{slugify(cluster.name, allow_unicode=True)}.txt"
         path.write_text(arrowfile.render(cluster), encoding="utf-8", newline="")
         paths.append(path)
     return paths

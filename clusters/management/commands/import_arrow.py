@@ -20,7 +20,7 @@ from django.db import DatabaseError, transaction
 from django.utils.text import slugify
 from tqdm import tqdm
 
-from clusters import arrowfile
+from clusters import arrowfile, search
 from clusters.arrowfile import ArrowFormatError, ClusterFile, PaperBlock
 from clusters.models import (
     NAME_LENGTH,
@@ -30,6 +30,7 @@ from clusters.models import (
     NameCluster,
     Paper,
     Venue,
+    forget_corpus_figures,
 )
 
 # Keeps every IN (...) list far below SQLite's limit of 32,766 bound variables.
@@ -140,6 +141,12 @@ class Loader:
             ]
             Authorship.objects.bulk_create(authorships, batch_size=BATCH)
             tally.authorships = len(authorships)
+            for chunk in chunked({authorship.cluster_id for authorship in authorships}):
+                NameCluster.objects.filter(pk__in=chunk).refresh_stats()
+            search.index_papers(
+                (paper.pk, paper.title, paper.abstract, " ".join(block.authors))
+                for paper, block in zip(papers, new_blocks, strict=True)
+            )
         return tally
 
     def paper(self, block: PaperBlock) -> Paper:
@@ -157,7 +164,13 @@ class Loader:
     def venue_id(self, name: str, kind: str) -> int:
         key = (name, kind)
         if key not in self.venues and key not in self.pending_venues:
-            venue, _ = Venue.objects.get_or_create(name=name, kind=kind)
+            venue = Venue.objects.filter(name=name, kind=kind).first()
+            if venue is None:
+                # "neurips" for the first NeurIPS, "neurips-workshop" for the next kind.
+                (slug,) = unique_slugs(Venue, [name])
+                if slug != slugify(name, allow_unicode=True):
+                    (slug,) = unique_slugs(Venue, [f"{name} {kind}"])
+                venue = Venue.objects.create(name=name, kind=kind, slug=slug)
             self.pending_venues[key] = venue.pk
         return self.venues.get(key) or self.pending_venues[key]
 
@@ -176,10 +189,21 @@ class Loader:
                 )
             )
         missing = [key for key in wanted if key not in existing]
-        slugs = unique_slugs([wanted[key] for key in missing])
+        stated = {
+            "name": cluster.name,
+            "source_papers": cluster.stated_papers,
+            "source_author_rows": cluster.author_rows,
+        }
+        slugs = unique_slugs(NameCluster, [wanted[key] for key in missing])
         created = NameCluster.objects.bulk_create(
             [
-                NameCluster(key=key, name=wanted[key], slug=slug)
+                NameCluster(
+                    key=key,
+                    slug=slug,
+                    folded_key=arrowfile.folded_key(wanted[key]),
+                    initials_key=arrowfile.initials_key(wanted[key]),
+                    **(stated if key == own_key else {"name": wanted[key]}),
+                )
                 for key, slug in zip(missing, slugs, strict=True)
             ],
             batch_size=BATCH,
@@ -187,13 +211,8 @@ class Loader:
         tally.clusters_new = len(created)
         existing.update((row.key, row) for row in created)
         own = existing[own_key]
-        stated = (cluster.name, cluster.stated_papers, cluster.author_rows)
-        if (own.name, own.source_papers, own.source_author_rows) != stated:
-            NameCluster.objects.filter(pk=own.pk).update(
-                name=cluster.name,
-                source_papers=cluster.stated_papers,
-                source_author_rows=cluster.author_rows,
-            )
+        if any(getattr(own, field) != value for field, value in stated.items()):
+            NameCluster.objects.filter(pk=own.pk).update(**stated)
         return {key: row.pk for key, row in existing.items()}
 
     def authors(self, names: set[str], tally: Tally) -> dict[str, int]:
@@ -225,22 +244,21 @@ def live_identity(author: Author) -> Author:
     return author
 
 
-def unique_slugs(names: list[str]) -> list[str]:
-    """Readable, unique URL slugs (unicode kept: "王伟" stays "王伟")."""
+def unique_slugs(model: type[NameCluster | Venue], names: list[str]) -> list[str]:
+    """Readable URL slugs unique in the model's table (unicode kept: "王伟" stays "王伟");
+    a taken slug gets the next free number ("j-liu-2")."""
     bases = [
         slugify(name, allow_unicode=True)[: SLUG_LENGTH - 20].strip("-") or "name" for name in names
     ]
     taken: set[str] = set()
     for chunk in chunked(set(bases)):
-        taken.update(NameCluster.objects.filter(slug__in=chunk).values_list("slug", flat=True))
+        taken.update(model.objects.filter(slug__in=chunk).values_list("slug", flat=True))
     slugs = []
     for base in bases:
         slug = base
         if slug in taken:
             taken.update(
-                NameCluster.objects.filter(slug__startswith=f"{base}-").values_list(
-                    "slug", flat=True
-                )
+                model.objects.filter(slug__startswith=f"{base}-").values_list("slug", flat=True)
             )
             number = 2
             while f"{base}-{number}" in taken:
@@ -284,6 +302,8 @@ class Command(BaseCommand):
                 self.import_file(path)
             if dry_run:
                 transaction.set_rollback(True)
+        if not dry_run:
+            forget_corpus_figures()
         self.bar.close()
         self.summarise(time.monotonic() - started, dry_run)
         if self.tally.rejected:

@@ -1,0 +1,330 @@
+"""What readers browse: clusters, identities, papers, venues. GET only; every page
+has a JSON twin with the same data (see data.respond)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.paginator import Paginator
+from django.db.models import Count, Prefetch, prefetch_related_objects
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from django.views.decorators.http import require_safe
+
+from .. import citations
+from ..filters import ClusterFilter
+from ..models import Author, Authorship, NameCluster, Paper, Venue, corpus_figures
+from . import paging
+from .data import (
+    author_ref,
+    cluster_ref,
+    identity_ref,
+    paper_summary,
+    respond,
+    venue_ref,
+)
+from .querying import filter_chips, filter_notices, page_number
+
+PER_PAGE = 50
+CLUSTER_SORTS = {
+    "papers": ["-paper_count", "key"],
+    "identities": ["-identity_count", "key"],
+    "name": ["key"],
+    "recent": ["-last_year", "key"],
+}
+
+
+BYLINE = Prefetch("authorships", queryset=Authorship.objects.order_by("position"))
+
+
+def papers_with_bylines(ids: list[int]) -> dict[int, Paper]:
+    """Papers by id, each with its venue and its authorships in byline order (2 queries)."""
+    papers = Paper.objects.filter(pk__in=ids).select_related("venue").prefetch_related(BYLINE)
+    return {paper.pk: paper for paper in papers}
+
+
+@require_safe
+def home(request: HttpRequest) -> HttpResponse:
+    to_curate = NameCluster.objects.ambiguous().order_by("-paper_count", "key")[:12]
+    data = {
+        "figures": corpus_figures(),
+        "to_curate": [cluster_ref(cluster) for cluster in to_curate],
+    }
+    return respond(request, "clusters/home.html", data)
+
+
+@require_safe
+def cluster_list(request: HttpRequest) -> HttpResponse:
+    notices: list[str] = []
+    filterset = ClusterFilter(request.GET, queryset=NameCluster.objects.all())
+    sort = request.GET.get("sort") or "papers"
+    if sort not in CLUSTER_SORTS:
+        notices.append(f"“{sort}” is not a way to sort clusters; sorted by papers.")
+        sort = "papers"
+    notices += filter_notices(filterset)
+    cursors = {key: request.GET.get(key, "") for key in ("after", "before")}
+    try:
+        page = paging.keyset_page(filterset.qs, CLUSTER_SORTS[sort], PER_PAGE, **cursors)
+    except paging.BadCursor:
+        notices.append("That page link is broken or out of date; showing the first page.")
+        page = paging.keyset_page(filterset.qs, CLUSTER_SORTS[sort], PER_PAGE)
+    data = {
+        "clusters": [cluster_ref(cluster) for cluster in page.rows],
+        "page": page.as_data(),
+        "sort": sort,
+        "sorts": list(CLUSTER_SORTS),
+        "filters": filter_chips(request, filterset),
+        "notices": notices,
+    }
+    return respond(request, "clusters/cluster_list.html", data, filter=filterset)
+
+
+def group_by_identity(
+    rows: list[tuple[int, int, str, int, str]], only: int | None
+) -> tuple[list[dict[str, Any]], list[tuple[int, int]]]:
+    """From (paper, identity, identity name, year, title) rows: the identities, largest
+    first, and (identity, paper) pairs in page order: by identity, newest paper first."""
+    papers_of: dict[int, set[int]] = {}
+    names: dict[int, str] = {}
+    order: dict[int, tuple[int, str, int]] = {}
+    for paper_id, author_id, author_name, year, title in rows:
+        papers_of.setdefault(author_id, set()).add(paper_id)
+        names[author_id] = author_name
+        order[paper_id] = (-year, title, paper_id)
+    identities = sorted(papers_of, key=lambda pk: (-len(papers_of[pk]), names[pk], pk))
+    listed = [
+        (author_id, paper_id)
+        for author_id in identities
+        if only in (None, author_id)
+        for paper_id in sorted(papers_of[author_id], key=order.__getitem__)
+    ]
+    refs = [{**author_ref(pk, names[pk]), "papers": len(papers_of[pk])} for pk in identities]
+    return refs, listed
+
+
+@require_safe
+def cluster_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    cluster = get_object_or_404(NameCluster, slug=slug)
+    notices: list[str] = []
+    rows = list(
+        Authorship.objects.filter(cluster=cluster).values_list(
+            "paper_id", "author_id", "author__name", "paper__year", "paper__title"
+        )
+    )
+    only = request.GET.get("identity")
+    identity_ids = {row[1] for row in rows}
+    if only is not None and not (only.isdigit() and int(only) in identity_ids):
+        notices.append(f"“{only}” is not an identity of this cluster; showing all of them.")
+        only = None
+    identities, listed = group_by_identity(rows, int(only) if only else None)
+    page = Paginator(listed, PER_PAGE).get_page(page_number(request, notices))
+    papers = papers_with_bylines([paper_id for _, paper_id in page.object_list])
+    groups: list[dict[str, Any]] = []
+    by_id = {identity["id"]: identity for identity in identities}
+    for author_id, paper_id in page.object_list:
+        if not groups or groups[-1]["identity"]["id"] != author_id:
+            groups.append({"identity": by_id[author_id], "papers": []})
+        groups[-1]["papers"].append(paper_summary(papers[paper_id], cluster.pk))
+    data = {
+        "cluster": {
+            **cluster_ref(cluster),
+            "key": cluster.key,
+            "source_papers": cluster.source_papers,
+        },
+        "identities": identities,
+        "identity": int(only) if only else None,
+        "groups": groups,
+        "related": [cluster_ref(other) for other in cluster.related()],
+        "page": page_data(page),
+        "notices": notices,
+    }
+    return respond(request, "clusters/cluster_detail.html", data)
+
+
+def page_data(page) -> dict[str, Any]:
+    return {
+        "number": page.number,
+        "pages": page.paginator.num_pages,
+        "total": page.paginator.count,
+        "previous": page.previous_page_number() if page.has_previous() else None,
+        "next": page.next_page_number() if page.has_next() else None,
+    }
+
+
+def live(author: Author) -> Author:
+    """The identity an identity was merged into, through chains (a query per hop)."""
+    seen = {author.pk}
+    while author.merged_into_id is not None and author.merged_into_id not in seen:
+        seen.add(author.merged_into_id)
+        author = Author.objects.get(pk=author.merged_into_id)
+    return author
+
+
+@require_safe
+def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    author = get_object_or_404(Author, pk=pk)
+    if author.merged_into_id is not None:
+        target = live(author).get_absolute_url()
+        query = request.GET.urlencode()
+        return HttpResponsePermanentRedirect(f"{target}?{query}" if query else target)
+    notices: list[str] = []
+    authorships = Authorship.objects.filter(author=author)
+    ordered = authorships.select_related("paper__venue").order_by(
+        "-paper__year", "paper__title", "paper_id", "position"
+    )
+    page = Paginator(ordered, 100).get_page(page_number(request, notices))
+    papers = {a.paper_id: a.paper for a in page.object_list}
+    prefetch_related_objects(list(papers.values()), BYLINE)
+    papers_of_author = authorships.values("paper_id")
+    per_year = dict(
+        authorships.values_list("paper__year").annotate(n=Count("paper", distinct=True)).order_by()
+    )
+    venues = (
+        Venue.objects.filter(papers__authorships__author=author)
+        .annotate(n=Count("papers", distinct=True))
+        .order_by("-n", "name")
+    )
+    coauthors = (
+        Authorship.objects.filter(paper__in=papers_of_author)
+        .exclude(author=author)
+        .values("author_id", "author__name")
+        .annotate(n=Count("paper", distinct=True))
+        .order_by("-n", "author__name", "author_id")[:40]
+    )
+    names = (
+        authorships.values("name_as_printed", "cluster__slug", "cluster__name")
+        .annotate(n=Count("pk"))
+        .order_by("-n", "name_as_printed")
+    )
+    data = {
+        "identity": identity_ref(author),
+        "papers": [paper_summary(papers[a.paper_id], limit=None) for a in page.object_list],
+        "papers_per_year": [
+            {"year": year, "papers": count} for year, count in sorted(per_year.items())
+        ],
+        "venues": [{**venue_ref(venue), "papers": venue.n} for venue in venues],
+        "coauthors": [
+            {**author_ref(row["author_id"], row["author__name"]), "papers": row["n"]}
+            for row in coauthors
+        ],
+        "names": [
+            {
+                "printed": row["name_as_printed"],
+                "cluster": {"name": row["cluster__name"], "slug": row["cluster__slug"]},
+                "papers": row["n"],
+            }
+            for row in names
+        ],
+        "merged_from": [
+            author_ref(pk, name) for pk, name in author.merged_from.values_list("pk", "name")
+        ],
+        "page": page_data(page),
+        "notices": notices,
+    }
+    return respond(request, "clusters/author_detail.html", data)
+
+
+def paper_data(request: HttpRequest, paper: Paper) -> dict[str, Any]:
+    """The paper with every author, each with the cluster of the name as printed."""
+    summary = paper_summary(paper, limit=None)
+    for author, authorship in zip(summary["authors"], paper.authorships.all(), strict=True):
+        author["cluster"] = {
+            "slug": authorship.cluster.slug,
+            "url": authorship.cluster.get_absolute_url(),
+        }
+    url = paper.get_absolute_url()
+    return {
+        **summary,
+        "citations": {
+            "bibtex": request.build_absolute_uri(f"{url}?format=bibtex"),
+            "csl_json": request.build_absolute_uri(f"{url}?format=csl-json"),
+        },
+    }
+
+
+@require_safe
+def paper_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    paper = get_object_or_404(
+        Paper.objects.select_related("venue").prefetch_related(
+            Prefetch(
+                "authorships",
+                queryset=Authorship.objects.select_related("cluster").order_by("position"),
+            )
+        ),
+        pk=pk,
+    )
+    citation = citation_response(request, paper)
+    if citation is not None:
+        return citation
+    data = {"paper": paper_data(request, paper)}
+    return respond(request, "clusters/paper_detail.html", data, bibtex=citations.bibtex(paper))
+
+
+def citation_response(request: HttpRequest, paper: Paper) -> HttpResponse | None:
+    wanted = request.GET.get("format")
+    if wanted == "bibtex":
+        response = HttpResponse(
+            citations.bibtex(paper), content_type="application/x-bibtex; charset=utf-8"
+        )
+    elif wanted == "csl-json":
+        response = HttpResponse(
+            citations.csl_json(paper, request.build_absolute_uri(paper.get_absolute_url())),
+            content_type="application/vnd.citationstyles.csl+json; charset=utf-8",
+        )
+    else:
+        return None
+    extension = "bib" if wanted == "bibtex" else "json"
+    response["Content-Disposition"] = f'inline; filename="arrow-paper-{paper.pk}.{extension}"'
+    return response
+
+
+@require_safe
+def venue_list(request: HttpRequest) -> HttpResponse:
+    years: dict[int, list[dict[str, int]]] = {}
+    for venue_id, year, count in (
+        Paper.objects.values_list("venue_id", "year")
+        .annotate(n=Count("pk"))
+        .order_by("venue_id", "-year")
+    ):
+        years.setdefault(venue_id, []).append({"year": year, "papers": count})
+    data = {
+        "venues": [
+            {
+                **venue_ref(venue),
+                "papers": sum(row["papers"] for row in years.get(venue.pk, [])),
+                "years": years.get(venue.pk, []),
+            }
+            for venue in Venue.objects.order_by("name", "kind")
+        ]
+    }
+    return respond(request, "clusters/venue_list.html", data)
+
+
+@require_safe
+def venue_detail(request: HttpRequest, slug: str, year: int | None = None) -> HttpResponse:
+    venue = get_object_or_404(Venue, slug=slug)
+    notices: list[str] = []
+    years = list(venue.papers.values_list("year").annotate(n=Count("pk")).order_by("-year"))
+    if year is None and years:
+        year = years[0][0]
+    elif year is not None and year not in dict(years):
+        raise Http404(f"{venue} has no papers from {year}")
+    papers = venue.papers.filter(year=year).order_by("title", "pk")
+    page = Paginator(papers.values_list("pk", flat=True), 100).get_page(
+        page_number(request, notices)
+    )
+    by_id = papers_with_bylines(list(page.object_list))
+    data = {
+        "venue": venue_ref(venue),
+        "year": year,
+        "years": [{"year": y, "papers": n, "url": venue_year_url(venue, y)} for y, n in years],
+        "papers": [paper_summary(by_id[pk]) for pk in page.object_list],
+        "page": page_data(page),
+        "notices": notices,
+    }
+    return respond(request, "clusters/venue_detail.html", data)
+
+
+def venue_year_url(venue: Venue, year: int) -> str:
+    return reverse("clusters:venue-year", args=[venue.slug, year])

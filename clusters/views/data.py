@@ -1,0 +1,107 @@
+"""The `data` of each page: plain dicts that the template renders and that
+`?format=json` returns as they are. Keys are added, never renamed or removed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.urls import reverse
+
+from ..models import Author, Authorship, NameCluster, Paper, Venue
+
+# On list pages a byline is cut to this many names (the cluster's own name always stays).
+BYLINE_LIMIT = 12
+
+
+def respond(
+    request: HttpRequest, template: str, data: dict[str, Any], **context: Any
+) -> HttpResponse:
+    """The page as HTML, or its JSON twin when asked with ?format=json."""
+    if request.GET.get("format") == "json":
+        return JsonResponse(data, json_dumps_params={"ensure_ascii": False, "indent": 2})
+    return render(request, template, {"data": data, **context})
+
+
+def absolute(request: HttpRequest, path: str) -> str:
+    return request.build_absolute_uri(path)
+
+
+def venue_ref(venue: Venue) -> dict[str, Any]:
+    return {
+        "name": venue.name,
+        "kind": venue.kind,
+        "slug": venue.slug,
+        "url": venue.get_absolute_url(),
+    }
+
+
+def cluster_ref(cluster: NameCluster) -> dict[str, Any]:
+    return {
+        "name": cluster.name,
+        "slug": cluster.slug,
+        "url": cluster.get_absolute_url(),
+        "papers": cluster.paper_count,
+        "identities": cluster.identity_count,
+        "spellings": cluster.spelling_count,
+        "years": [cluster.first_year, cluster.last_year],
+        "source_author_rows": cluster.source_author_rows,
+        "ambiguous": cluster.is_ambiguous,
+    }
+
+
+def author_ref(author_id: int, name: str) -> dict[str, Any]:
+    return {
+        "id": author_id,
+        "name": name,
+        "url": reverse("clusters:author-detail", args=[author_id]),
+    }
+
+
+def byline(
+    authorships: list[Authorship], cluster_id: int | None = None, limit: int | None = None
+) -> dict:
+    """The printed names in order, each linking to its identity; `in_cluster` marks the
+    names of the page's own cluster. Long bylines are cut to `limit`, keeping those."""
+    shown = [
+        a
+        for number, a in enumerate(authorships)
+        if limit is None or number < limit or a.cluster_id == cluster_id
+    ]
+    return {
+        "authors": [
+            {
+                "name": a.name_as_printed,
+                "position": a.position,
+                "identity": reverse("clusters:author-detail", args=[a.author_id]),
+                "identity_id": a.author_id,
+                "in_cluster": a.cluster_id == cluster_id,
+            }
+            for a in shown
+        ],
+        "authors_total": len(authorships),
+    }
+
+
+def paper_summary(
+    paper: Paper, cluster_id: int | None = None, limit: int | None = BYLINE_LIMIT
+) -> dict:
+    """A paper as list pages show it; needs `venue` and `authorships` loaded."""
+    return {
+        "id": paper.pk,
+        "url": paper.get_absolute_url(),
+        "title": paper.title,
+        "venue": venue_ref(paper.venue),
+        "year": paper.year,
+        "type": paper.paper_type,
+        "venue_line": paper.venue_line,
+        "proceedings": reverse("clusters:venue-year", args=[paper.venue.slug, paper.year]),
+        "abstract": paper.abstract_paragraphs,
+        "links": {"details": paper.get_absolute_url(), "pdf": paper.has_pdf, "doi": paper.has_doi},
+        **byline(list(paper.authorships.all()), cluster_id, limit),
+    }
+
+
+def identity_ref(author: Author) -> dict[str, Any]:
+    return {**author_ref(author.pk, author.name), "dblp_number": author.dblp_number}

@@ -1,0 +1,269 @@
+"""The public pages on the demo corpus: what a reader sees, and their JSON twins."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from pathlib import Path
+
+import pytest
+from django.urls import reverse
+
+from clusters.models import Author, NameCluster, Paper, Venue
+
+from .conftest import make_paper, run_import, write_dump
+
+pytestmark = pytest.mark.django_db
+
+DEMO = Path(__file__).resolve().parent.parent / "clusters" / "demo"
+
+
+@pytest.fixture
+def demo() -> None:
+    status, _, err = run_import(DEMO)
+    assert (status, err) == (0, "")
+
+
+def identity(name: str) -> Author:
+    return Author.objects.get(name=name)
+
+
+def page_urls() -> list[str]:
+    """One URL of every public page of the demo corpus."""
+    paper = Paper.objects.get(title="Decentralized Adam with Compressed Gossip")
+    return [
+        reverse("clusters:home"),
+        reverse("clusters:cluster-list"),
+        NameCluster.objects.get(key="mei lin").get_absolute_url(),
+        identity("Mei Lin").get_absolute_url(),
+        paper.get_absolute_url(),
+        reverse("clusters:venue-list"),
+        paper.venue.get_absolute_url(),
+        reverse("clusters:venue-year", args=[paper.venue.slug, 2022]),
+        reverse("clusters:search") + "?q=privacy",
+    ]
+
+
+def test_every_page_advertises_a_json_twin_built_from_the_same_data(client, demo):
+    for url in page_urls():
+        html = client.get(url)
+        assert html.status_code == 200, url
+        alternate = re.search(
+            r'<link rel="alternate" type="application/json" href="([^"]+)">', html.text
+        )
+        assert alternate, url
+        twin = client.get(url.split("?")[0] + alternate.group(1).replace("&amp;", "&"))
+        assert twin["Content-Type"] == "application/json", url
+        assert twin.json() == json.loads(json.dumps(html.context["data"])), url
+
+
+def test_home_shows_figures_and_the_names_to_curate_first(client, demo, django_assert_num_queries):
+    # papers, live identities, clusters, venues (cached after this), names to curate
+    with django_assert_num_queries(5):
+        response = client.get("/")
+    data = response.context["data"]
+    assert data["figures"] == {"papers": 20, "identities": 45, "clusters": 43, "venues": 14}
+    names = [cluster["name"] for cluster in data["to_curate"]]
+    assert names[:2] == ["Mei Lin", "Anna Kowalska"]  # two spellings each, most papers
+    assert "Wei Zhang" not in names  # one spelling, one identity: nothing tells yet
+    with django_assert_num_queries(1):
+        client.get("/")
+
+
+def test_figures_are_fresh_after_an_import(client, demo, tmp_path):
+    assert client.get("/").context["data"]["figures"]["papers"] == 20
+    write_dump(tmp_path, [make_paper("Brand new", ("Ada Lovelace",))])
+    run_import(tmp_path)
+    assert client.get("/").context["data"]["figures"]["papers"] == 21
+
+
+def test_cluster_page_groups_the_papers_by_identity(client, demo):
+    response = client.get("/clusters/mei-lin/")
+    data = response.context["data"]
+    assert data["cluster"]["papers"] == 6 and data["cluster"]["identities"] == 2
+    assert data["cluster"]["source_author_rows"] == 2 and data["cluster"]["ambiguous"]
+    assert [(i["name"], i["papers"]) for i in data["identities"]] == [
+        ("Mei Lin", 5),
+        ("mei lin", 1),
+    ]
+    assert [len(group["papers"]) for group in data["groups"]] == [5, 1]
+    first = data["groups"][0]["papers"]
+    assert [paper["year"] for paper in first] == [2024, 2023, 2022, 2021, 2020]
+    byline = first[2]["authors"]
+    assert [(a["name"], a["in_cluster"]) for a in byline][:2] == [
+        ("Tomás Ferreira", False),
+        ("Mei Lin", True),
+    ]
+    assert (
+        f'href="{identity("Mei Lin").get_absolute_url()}" class="this-name"><mark>Mei Lin</mark>'
+        in response.text
+    )
+    assert "the source kept 2 separate author records" in response.text
+
+
+def test_cluster_page_can_show_one_identity(client, demo):
+    lower = identity("mei lin")
+    data = client.get(f"/clusters/mei-lin/?identity={lower.pk}").context["data"]
+    assert [group["identity"]["id"] for group in data["groups"]] == [lower.pk]
+    assert len(data["identities"]) == 2  # the list of identities stays whole
+
+
+def test_related_names_link_spellings_numbers_and_initials(client, demo, tmp_path):
+    write_dump(tmp_path, [make_paper("Initials", ("Y. Liu", "M. Lin"))])
+    run_import(tmp_path)
+
+    def related(slug: str) -> set[str]:
+        return {c["name"] for c in client.get(f"/clusters/{slug}/").context["data"]["related"]}
+
+    assert related("cédric-rousseau") == {"Cedric Rousseau"}
+    assert related("yang-liu") == {"Yang Liu 0001", "Yang Liu 0002", "Y. Liu"}
+    assert related("y-liu") == {"Yang Liu", "Yang Liu 0001", "Yang Liu 0002"}
+    assert related("mei-lin") == {"M. Lin"}
+    assert related("jürgen-weber") == set()  # "Juergen" is another spelling, not a folding
+
+
+def test_identity_page_shows_papers_years_venues_and_coauthors(client, demo):
+    mei = identity("Mei Lin")
+    response = client.get(mei.get_absolute_url())
+    data = response.context["data"]
+    assert [p["title"] for p in data["papers"]][
+        0
+    ] == "Lossless Model Expansion for Continual Pre-training"
+    assert data["papers_per_year"] == [{"year": y, "papers": 1} for y in range(2020, 2025)]
+    assert {v["name"]: v["papers"] for v in data["venues"]}["ACL"] == 2
+    coauthors = {c["name"]: c["papers"] for c in data["coauthors"]}
+    assert coauthors["Ji Liu 0002"] == 3 and "Mei Lin" not in coauthors
+    assert data["names"] == [
+        {"printed": "Mei Lin", "cluster": {"name": "Mei Lin", "slug": "mei-lin"}, "papers": 5}
+    ]
+    assert '<svg class="chart" role="img" aria-label="Papers per year: 2020: 1' in response.text
+
+
+def test_merged_identity_answers_301_through_chains(client, demo):
+    a, b, c = identity("Juergen Weber"), identity("Jürgen Weber"), identity("Sarah O'Connor")
+    Author.objects.filter(pk=a.pk).update(merged_into=b)
+    Author.objects.filter(pk=b.pk).update(merged_into=c)
+    response = client.get(f"{a.get_absolute_url()}?format=json")
+    assert response.status_code == 301
+    assert response["Location"] == f"{c.get_absolute_url()}?format=json"
+
+
+def test_paper_page_lists_every_author_and_cites_the_paper(client, demo):
+    paper = Paper.objects.get(title="Decentralized Adam with Compressed Gossip")
+    data = client.get(paper.get_absolute_url()).context["data"]["paper"]
+    assert [a["name"] for a in data["authors"]] == [
+        "Tomás Ferreira",
+        "Mei Lin",
+        "Ji Liu 0002",
+        "Priya Raman",
+    ]
+    assert data["authors"][2]["cluster"]["slug"] == "ji-liu-0002"
+    bibtex = client.get(paper.get_absolute_url() + "?format=bibtex")
+    assert bibtex["Content-Type"].startswith("application/x-bibtex")
+    assert bibtex.text.startswith("@inproceedings{ferreira2022decentralized,")
+    assert "author = {Ferreira, Tomás and Lin, Mei and Liu, Ji and Raman, Priya}" in bibtex.text
+    (csl,) = json.loads(client.get(paper.get_absolute_url() + "?format=csl-json").text)
+    assert csl["type"] == "paper-conference" and csl["issued"] == {"date-parts": [[2022]]}
+    assert csl["author"][0] == {"family": "Ferreira", "given": "Tomás"}
+
+
+def test_journal_papers_cite_as_articles(client, demo):
+    paper = Paper.objects.get(title="Workload-Aware Compaction for LSM Trees")
+    assert client.get(paper.get_absolute_url() + "?format=bibtex").text.startswith("@article{")
+
+
+def test_venue_pages_list_proceedings_by_year(client, demo):
+    venues = {v["name"]: v for v in client.get("/venues/").context["data"]["venues"]}
+    assert venues["ACL"]["years"] == [{"year": 2023, "papers": 1}, {"year": 2020, "papers": 1}]
+    acl = Venue.objects.get(name="ACL")
+    latest = client.get(acl.get_absolute_url()).context["data"]
+    assert latest["year"] == 2023 and [p["title"] for p in latest["papers"]] == [
+        "Few-Shot Medication Extraction with Label Descriptions"
+    ]
+    older = client.get(reverse("clusters:venue-year", args=["acl", 2020])).context["data"]
+    assert older["papers"][0]["title"] == "Span-Level Negation Detection in Clinical Notes"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/clusters/nobody/",
+        "/authors/999999/",
+        "/papers/999999/",
+        "/venues/nowhere/",
+        "/venues/acl/1999/",
+        "/authors/abc/",
+        "/papers/1.5/",
+    ],
+)
+def test_unknown_ids_and_slugs_are_404(client, demo, url):
+    assert client.get(url).status_code == 404
+
+
+@pytest.mark.parametrize(
+    "url, notice",
+    [
+        ("/clusters/mei-lin/?page=abc", "“abc” is not a page number"),
+        ("/clusters/mei-lin/?identity=zz", "“zz” is not an identity of this cluster"),
+        ("/clusters/?min_papers=many", "At least this many papers: Enter a number."),
+        ("/clusters/?year_from=20x5", "From year: Enter a number."),
+        ("/clusters/?venue=nowhere", "With a paper at: Select a valid choice."),
+        ("/clusters/?sort=shoe-size", "“shoe-size” is not a way to sort clusters"),
+        ("/clusters/?after=%%%", "That page link is broken or out of date"),
+        ("/clusters/?after=WzFd", "That page link is broken or out of date"),
+        ("/authors/1/?page=-3", "“-3” is not a page number"),
+        ("/venues/acl/?page=0", "“0” is not a page number"),
+    ],
+)
+def test_bad_query_parameters_give_the_page_with_a_notice(client, demo, url, notice):
+    response = client.get(url)
+    assert response.status_code == 200
+    assert notice in " ".join(response.context["data"]["notices"])
+
+
+def test_text_from_the_files_is_text_never_markup(client, tmp_path):
+    evil = make_paper(
+        "<script>alert('title')</script>",
+        ("<b>Bold</b> Name",),
+        abstract=("<img src=x onerror=alert(1)> & <script>alert('abstract')</script>",),
+    )
+    write_dump(tmp_path, [evil])
+    run_import(tmp_path)
+    paper = Paper.objects.get()
+    pages = [
+        paper.get_absolute_url(),
+        NameCluster.objects.get().get_absolute_url(),
+        Author.objects.get().get_absolute_url(),
+        "/search/?q=script+alert",
+        "/venues/",
+    ]
+    for url in pages:
+        html = client.get(url).text
+        assert "<script>alert" not in html and "<img src=x" not in html and "<b>Bold" not in html, (
+            url
+        )
+    assert (
+        "&lt;script&gt;alert(&#x27;abstract&#x27;)&lt;/script&gt;"
+        in client.get(paper.get_absolute_url()).text
+    )
+    assert "<mark>script</mark>&gt;<mark>alert</mark>" in client.get("/search/?q=script+alert").text
+
+
+def test_pages_have_one_h1_and_labelled_fields(client, demo):
+    for url in page_urls():
+        html = client.get(url).text
+        assert html.count("<h1") == 1, url
+        levels = [int(level) for level in re.findall(r"<h([1-6])", html)]
+        assert all(b <= a + 1 for a, b in itertools.pairwise(levels)), (url, levels)
+        for field_id in re.findall(r'<(?:input|select)[^>]*\bid="([^"]+)"', html):
+            assert f'for="{field_id}"' in html, (url, field_id)
+
+
+def test_static_files_have_hashed_names_and_are_served_compressed(client):
+    page = client.get("/").text
+    (css,) = re.findall(r'href="(/static/css/arrow\.[0-9a-f]{12}\.css)"', page)
+    response = client.get(css, HTTP_ACCEPT_ENCODING="gzip")
+    assert response.status_code == 200
+    assert response["Content-Encoding"] == "gzip"
+    assert "immutable" in response["Cache-Control"]

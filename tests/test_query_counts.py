@@ -1,0 +1,73 @@
+"""Every page costs a fixed number of SQL queries, however large the cluster or the
+identity: pinned here on a 2,000-paper cluster against a 3-paper one."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from clusters.models import Author, NameCluster, Paper
+
+from .conftest import make_cluster, make_paper, run_import, write_files
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def clusters(tmp_path) -> tuple[NameCluster, NameCluster]:
+    big = [
+        make_paper(
+            f"Paper {n} on topic {n % 17}",
+            ("Hanlin Tang", f"Coauthor {n % 50}", f"Other {n % 7}")
+            if n % 3
+            else ("HANLIN TANG", f"Coauthor {n % 50}"),
+            year=2000 + n % 25,
+            venue=f"Venue {n % 5}",
+        )
+        for n in range(2000)
+    ]
+    small = [make_paper(f"Small {n}", ("Ada Lovelace", "Coauthor 1")) for n in range(3)]
+    write_files(tmp_path, [make_cluster("Hanlin Tang", big), make_cluster("Ada Lovelace", small)])
+    status, _, _ = run_import(tmp_path)
+    assert status == 0
+    return NameCluster.objects.get(key="hanlin tang"), NameCluster.objects.get(key="ada lovelace")
+
+
+def test_cluster_page(client, clusters, django_assert_num_queries):
+    # the cluster; its authorships with identities, years and titles; the page's papers
+    # with venues; their bylines; related clusters
+    for cluster in clusters:
+        with django_assert_num_queries(5):
+            response = client.get(cluster.get_absolute_url() + "?page=3")
+        assert response.status_code == 200
+    big = client.get(clusters[0].get_absolute_url()).context["data"]
+    assert big["cluster"]["papers"] == 2000 and big["page"]["pages"] == 40
+
+
+def test_identity_page(client, clusters, django_assert_num_queries):
+    # the identity; the count of its papers; the page of them; their bylines; papers per
+    # year; venues; co-authors; printed names; identities merged into it
+    for name in ("Hanlin Tang", "Ada Lovelace"):
+        url = Author.objects.get(name=name).get_absolute_url()
+        with django_assert_num_queries(9):
+            response = client.get(url)
+        assert response.status_code == 200
+
+
+def test_paper_page(client, clusters, django_assert_num_queries):
+    # the paper with its venue; its authorships with their clusters
+    url = Paper.objects.filter(title__startswith="Paper").first().get_absolute_url()
+    with django_assert_num_queries(2):
+        client.get(url)
+
+
+def test_list_pages(client, clusters, django_assert_num_queries):
+    # the capped count; one page (keyset); the venue filter's choices
+    with django_assert_num_queries(3):
+        client.get(reverse("clusters:cluster-list") + "?sort=identities")
+    # the venue; its years; the count of that year; the page; its papers; their bylines
+    with django_assert_num_queries(6):
+        client.get(reverse("clusters:venue-detail", args=["venue-1"]))
+    # venues; papers per venue and year
+    with django_assert_num_queries(2):
+        client.get(reverse("clusters:venue-list"))
