@@ -23,6 +23,7 @@ MAX_TERMS = 16
 TOKEN = re.compile(r'"([^"]*)"|(\S+)')
 WORD = re.compile(r"\w+")
 TABLE = "clusters_paper_fts"
+ANGLE_BRACKETS = str.maketrans("<>", "  ")
 
 
 class QueryError(ValueError):
@@ -134,12 +135,19 @@ def backend(vendor: str | None = None) -> SQLiteBackend | PostgreSQLBackend:
     return BACKENDS[vendor]()
 
 
+def searchable(text: str) -> str:
+    """The text as the index sees it. Folded here rather than by the database, so that
+    both backends fold alike, and further than FTS5's unicode61 does ("Łukasz" is found
+    as "lukasz"). Angle brackets become spaces: PostgreSQL's parser would otherwise
+    drop `<script>` as a tag, and titles that mention markup must be found by it."""
+    return fold(text).translate(ANGLE_BRACKETS)
+
+
 def index_papers(rows: Iterable[tuple[int, str, str, str]]) -> None:
     """Add papers to the index: (id, title, abstract, the printed names joined)."""
-    # Folded here rather than by the database, so that both backends fold alike, and
-    # further than FTS5's unicode61 does ("Łukasz" is found as "lukasz").
     folded = [
-        (pk, fold(title), fold(abstract), fold(authors)) for pk, title, abstract, authors in rows
+        (pk, searchable(title), searchable(abstract), searchable(authors))
+        for pk, title, abstract, authors in rows
     ]
     with connection.cursor() as cursor:
         cursor.executemany(backend().insert, folded)

@@ -113,7 +113,7 @@ def test_phrases_and_prefixes(client, corpus):
 def test_a_title_match_ranks_above_an_abstract_match(client, corpus):
     ranked = titles(client, "?q=privacy")
     assert ranked[0] == "Shuffling Amplifies Privacy"
-    assert ranked[-1] == "Tactile Servoing for Cable Routing"
+    assert len(ranked) == 3
 
 
 @pytestmark_db
