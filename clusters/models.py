@@ -115,6 +115,13 @@ class NameClusterQuerySet(models.QuerySet):
         keys = [arrowfile.name_key(name) for name in names]
         return self.filter(models.Q(key__in=keys) | models.Q(slug__in=names))
 
+    def named(self, text: str, limit: int = 10) -> NameClusterQuerySet:
+        """Clusters whose name is this text, in any case, with or without diacritics
+        or a dblp number: the names a search for "cedric renggli" should offer."""
+        return self.filter(
+            models.Q(key=arrowfile.name_key(text)) | models.Q(folded_key=arrowfile.folded_key(text))
+        ).order_by("-paper_count", "key")[:limit]
+
     def ambiguous(self) -> NameClusterQuerySet:
         """Clusters a curator should look at: the source held several author records
         under the name, or several spellings or identities share it here."""

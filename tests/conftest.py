@@ -39,6 +39,43 @@ def collected_static(tmp_path_factory) -> Path:
     return root
 
 
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
+    """Playwright drives Debian's Chromium; it downloads no browser of its own."""
+    if not CHROMIUM.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is missing: .ci/run installs the chromium package")
+        pytest.skip(f"{CHROMIUM} is missing: apt-get install chromium to run browser tests")
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    return {
+        **browser_type_launch_args,
+        "executable_path": str(CHROMIUM),
+        "args": [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+        ],
+    }
+
+
+@pytest.fixture
+def screenshot(page):
+    """Saves what the reader sees to artifacts/ (ignored by git), to look at."""
+    ARTIFACTS.mkdir(exist_ok=True)
+
+    def take(name: str) -> None:
+        page.screenshot(path=ARTIFACTS / f"{name}.png", full_page=True)
+
+    return take
+
+
 @pytest.fixture(autouse=True)
 def fresh_cache():
     """Each test starts with an empty cache (the front page caches its figures)."""

@@ -103,6 +103,16 @@ def test_diacritics_and_case_fold_both_ways(client, corpus):
 
 
 @pytestmark_db
+def test_a_name_search_offers_the_clusters_of_that_name(client, corpus):
+    data = client.get("/search/?q=CEDRIC rousseau").context["data"]
+    assert sorted(cluster["name"] for cluster in data["names"]) == [
+        "Cedric Rousseau",
+        "Cédric Rousseau",
+    ]
+    assert len(data["results"]) == 2
+
+
+@pytestmark_db
 def test_phrases_and_prefixes(client, corpus):
     assert titles(client, '?q="differential privacy"') == ["Private Federated Quantiles"]
     assert titles(client, '?q="privacy differential"') == []
@@ -175,10 +185,10 @@ def test_the_index_follows_imports_and_can_be_rebuilt(client, corpus, tmp_path):
 
 @pytestmark_db
 def test_search_costs_a_fixed_number_of_queries(client, corpus, django_assert_num_queries):
-    # count; facets by venue, year and type; ranked candidates; rank; papers; bylines;
-    # the venue filter's choices
-    with django_assert_num_queries(9):
+    # names; count; facets by venue, year and type; ranked candidates; rank; papers;
+    # bylines; the venue filter's choices
+    with django_assert_num_queries(10):
         client.get("/search/?q=privacy")
     # the chosen venue is checked, then the newest matches are counted off directly
-    with django_assert_num_queries(9):
+    with django_assert_num_queries(10):
         client.get("/search/?q=privacy&venue=icml&sort=newest")

@@ -11,7 +11,7 @@ from django.utils.safestring import SafeString
 
 register = template.Library()
 
-LONG_ABSTRACT = 600
+LONG_ABSTRACT = 300  # characters; longer abstracts start collapsed
 
 
 @register.filter

@@ -12,10 +12,10 @@ from django.views.decorators.http import require_safe
 
 from .. import search as fulltext
 from ..filters import PaperFilter
-from ..models import Paper
+from ..models import NameCluster, Paper
 from . import paging
 from .browse import page_data, papers_with_bylines
-from .data import paper_summary, respond
+from .data import cluster_ref, paper_summary, respond
 from .querying import filter_chips, filter_notices, page_number, without
 
 PER_PAGE = 25
@@ -91,6 +91,7 @@ def search(request: HttpRequest) -> HttpResponse:
         "sort": sort,
         "filters": filter_chips(request, filterset),
         "clear_query": without(request, "q"),
+        "names": [],
         "results": [],
         "total": 0,
         "total_is_lower_bound": False,
@@ -105,6 +106,7 @@ def search(request: HttpRequest) -> HttpResponse:
         except fulltext.QueryError as error:
             notices.append(str(error))
         else:
+            data["names"] = [cluster_ref(cluster) for cluster in NameCluster.objects.named(query)]
             run(request, terms, filterset.qs, sort, data)
     return respond(request, "clusters/search.html", data, filter=filterset)
 

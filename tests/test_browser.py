@@ -1,0 +1,112 @@
+"""What a reader clicks through, in a real browser (Playwright on Debian's Chromium)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from clusters.views import browse
+
+from .conftest import run_import
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
+
+DEMO = Path(__file__).resolve().parent.parent / "clusters" / "demo"
+
+
+@pytest.fixture
+def site(live_server, monkeypatch, settings) -> str:
+    # The live server answers /static/ from the source folders, which hold no hashed
+    # names: the browser gets the unhashed ones.
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    run_import(DEMO)
+    monkeypatch.setattr(browse, "PER_PAGE", 6)  # so that the demo's lists have pages
+    return live_server.url
+
+
+def test_a_reader_finds_a_name_its_people_and_their_papers(page: Page, site, screenshot):
+    page.goto(site)
+    expect(page.get_by_role("heading", level=1)).to_have_text("Who wrote what")
+    screenshot("01-home")
+
+    page.get_by_label("Search titles, abstracts and author names").fill("mei lin")
+    page.keyboard.press("Enter")
+    expect(page).to_have_title(re.compile("^“mei lin” · Search"))
+    screenshot("02-search")
+
+    page.get_by_role("region", name="Names").get_by_role("link", name="Mei Lin").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Mei Lin")
+    expect(page.locator(".group")).to_have_count(2)
+    expect(page.locator("mark").get_by_text("mei lin", exact=True)).to_be_visible()
+    screenshot("03-cluster")
+
+    page.locator(".group").first.get_by_role("heading", level=2).get_by_role("link").click()
+    expect(page).to_have_title(re.compile(r"^Mei Lin \(identity #\d+\)"))
+    expect(page.get_by_role("img", name=re.compile("^Papers per year"))).to_be_visible()
+    expect(page.get_by_role("region", name="Co-authors")).to_contain_text("Ji Liu 0002")
+    screenshot("04-identity")
+
+    page.get_by_role("link", name="Decentralized Adam with Compressed Gossip").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text(
+        "Decentralized Adam with Compressed Gossip"
+    )
+    expect(page.locator("pre.bibtex")).to_contain_text("@inproceedings{ferreira2022decentralized,")
+    screenshot("05-paper")
+
+
+def test_a_reader_filters_the_names_and_pages_through_them(page: Page, site, screenshot):
+    page.goto(f"{site}/clusters/")
+    page.get_by_label("At least this many papers").fill("2")
+    page.get_by_label("Sort by").select_option("name")
+    page.get_by_role("button", name="Apply").click()
+    expect(page).to_have_title(re.compile("^Names · at least this many papers 2"))
+    rows = page.locator("table.clusters tbody tr")
+    expect(rows).to_have_count(6)
+    expect(rows.first).to_contain_text("Anna Kowalska")
+    screenshot("06-names-filtered")
+
+    page.get_by_role("link", name="Next →").click()
+    expect(rows.first).to_contain_text("Prakash")
+    page.get_by_role("link", name="Next →").click()
+    expect(rows).to_have_count(3)  # 15 names with two papers or more
+    expect(page.get_by_role("link", name="Next →")).to_have_count(0)
+    page.get_by_role("link", name="← Previous").click()
+    expect(rows.first).to_contain_text("Prakash")
+    screenshot("07-names-page-2")
+
+    page.get_by_role("link", name=re.compile("^Remove filter At least this many papers")).click()
+    expect(page).to_have_title("Names · Arrow")
+    expect(page.get_by_label("At least this many papers")).to_have_value("")
+
+
+def test_search_facets_narrow_the_results_and_abstracts_open_by_keyboard(
+    page: Page, site, screenshot
+):
+    page.goto(f"{site}/search/?q=privacy")
+    results = page.locator("ol.papers > li")
+    expect(results).to_have_count(2)
+    page.get_by_role("complementary").get_by_role("link", name="2023").click()
+    expect(results).to_have_count(1)
+    expect(results.first).to_contain_text("Shuffling Amplifies Privacy")
+    expect(page.get_by_role("list", name="Active filters")).to_contain_text("From year: 2023")
+    screenshot("08-search-faceted")
+
+    page.goto(f"{site}/search/?q=sparsifier")
+    summary = page.locator("details.abstract summary").first
+    summary.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("details.abstract").first).to_have_attribute("open", "")
+
+
+def test_pages_read_well_on_a_phone(page: Page, site, screenshot):
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{site}/clusters/wei-zhang/")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the page scrolls sideways: {width}px wide"
+    screenshot("09-phone-cluster")
