@@ -1,7 +1,8 @@
 """Full-text search over papers: titles, abstracts and the names printed on them.
 
 One small interface, one backend per database: SQLite FTS5 (a contentless table, as
-papers never change once imported) and PostgreSQL (a tsvector table with a GIN index).
+papers never change once imported) and PostgreSQL (a tsvector table with a GIN index),
+both created by migration 0002.
 Both read the same parsed query, so a search means the same on either database.
 
 Ranking every match of a common word costs seconds at a million papers while counting
@@ -57,11 +58,6 @@ def parse_query(text: str) -> list[Term]:
 
 
 class SQLiteBackend:
-    create = [
-        f"CREATE VIRTUAL TABLE {TABLE} USING fts5(title, abstract, authors, content='', "
-        "tokenize='porter unicode61 remove_diacritics 2')",
-    ]
-    drop = [f"DROP TABLE IF EXISTS {TABLE}"]
     clear = f"INSERT INTO {TABLE}({TABLE}) VALUES ('delete-all')"
     insert = f"INSERT INTO {TABLE}(rowid, title, abstract, authors) VALUES (%s, %s, %s, %s)"
 
@@ -84,13 +80,6 @@ class SQLiteBackend:
 
 
 class PostgreSQLBackend:
-    create = [
-        f"CREATE TABLE {TABLE} (paper_id bigint PRIMARY KEY "
-        "REFERENCES clusters_paper (id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED, "
-        "document tsvector NOT NULL)",
-        f"CREATE INDEX {TABLE}_document ON {TABLE} USING GIN (document)",
-    ]
-    drop = [f"DROP TABLE IF EXISTS {TABLE}"]
     clear = f"DELETE FROM {TABLE}"
     insert = (
         f"INSERT INTO {TABLE} (paper_id, document) VALUES (%s, "
