@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.contrib.auth.models import Permission
 from django.core.cache import cache
 from django.core.management import CommandError, call_command
 from django.utils.text import slugify
@@ -80,6 +81,31 @@ def screenshot(page):
 def fresh_cache():
     """Each test starts with an empty cache (the front page caches its figures)."""
     cache.clear()
+
+
+# The cast: what each may do.
+@pytest.fixture
+def reader(django_user_model):
+    """Logged in, no role: may browse, like anyone."""
+    return django_user_model.objects.create_user("rita", password="reader-pass-1")
+
+
+@pytest.fixture
+def editor(django_user_model):
+    """May split, move, merge, annotate and revert identities."""
+    return make_user(django_user_model, "edith", "curate")
+
+
+@pytest.fixture
+def other_editor(django_user_model):
+    """A second editor, for conflicts."""
+    return make_user(django_user_model, "otto", "curate")
+
+
+def make_user(user_model, username: str, *permissions: str):
+    user = user_model.objects.create_user(username, password=f"{username}-pass-1")
+    user.user_permissions.add(*Permission.objects.filter(codename__in=permissions))
+    return user_model.objects.get(pk=user.pk)  # fresh, without a stale permission cache
 
 
 @pytest.fixture

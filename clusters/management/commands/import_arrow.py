@@ -122,17 +122,20 @@ class Loader:
         tally.papers_known = len(blocks) - len(new_blocks)
         tally.papers_new = len(new_blocks)
         names = {author for block in new_blocks for author in block.authors}
-        cluster_ids = self.clusters(cluster, names, tally)
+        clusters = self.clusters(cluster, names, tally)
         if new_blocks:
             author_ids = self.authors(names, tally)
             papers = Paper.objects.bulk_create(
                 [self.paper(block) for block in new_blocks], batch_size=BATCH
             )
+            # A name that editors split has people to tell apart: its new papers wait,
+            # unassigned, instead of joining one of them silently.
+            curated = {key for key, row in clusters.items() if row.is_curated}
             authorships = [
                 Authorship(
                     paper=paper,
-                    author_id=author_ids[name],
-                    cluster_id=cluster_ids[arrowfile.name_key(name)],
+                    author_id=None if arrowfile.name_key(name) in curated else author_ids[name],
+                    cluster_id=clusters[arrowfile.name_key(name)].pk,
                     position=position,
                     name_as_printed=name,
                 )
@@ -174,9 +177,11 @@ class Loader:
             self.pending_venues[key] = venue.pk
         return self.venues.get(key) or self.pending_venues[key]
 
-    def clusters(self, cluster: ClusterFile, names: set[str], tally: Tally) -> dict[str, int]:
-        """Cluster ids by key for these names; creates missing clusters and records
-        what the file itself states about its own cluster."""
+    def clusters(
+        self, cluster: ClusterFile, names: set[str], tally: Tally
+    ) -> dict[str, NameCluster]:
+        """Clusters by key for these names; creates missing clusters and records what
+        the file itself states about its own cluster."""
         wanted = {arrowfile.name_key(name): name for name in sorted(names)}
         own_key = arrowfile.name_key(cluster.name)
         wanted[own_key] = cluster.name
@@ -185,7 +190,7 @@ class Loader:
             existing.update(
                 (row.key, row)
                 for row in NameCluster.objects.filter(key__in=chunk).only(
-                    "key", "name", "source_papers", "source_author_rows"
+                    "key", "name", "source_papers", "source_author_rows", "is_curated"
                 )
             )
         missing = [key for key in wanted if key not in existing]
@@ -213,7 +218,7 @@ class Loader:
         own = existing[own_key]
         if any(getattr(own, field) != value for field, value in stated.items()):
             NameCluster.objects.filter(pk=own.pk).update(**stated)
-        return {key: row.pk for key, row in existing.items()}
+        return existing
 
     def authors(self, names: set[str], tally: Tally) -> dict[str, int]:
         """Identity ids by exact printed name; the first identity that held a name keeps
@@ -233,8 +238,13 @@ class Loader:
 
 
 def new_author(name: str) -> Author:
-    _, number = arrowfile.split_dblp_number(name)
-    return Author(name=name, name_key=arrowfile.name_key(name), dblp_number=number)
+    base, number = arrowfile.split_dblp_number(name)
+    return Author(
+        name=name,
+        name_key=arrowfile.name_key(name),
+        base_key=arrowfile.name_key(base),
+        dblp_number=number,
+    )
 
 
 def live_identity(author: Author) -> Author:

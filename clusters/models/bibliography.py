@@ -15,7 +15,7 @@ from django.db.models import Count, Max, Min, OuterRef, Prefetch, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 
-from . import arrowfile
+from .. import arrowfile
 
 NAME_LENGTH = 500
 SLUG_LENGTH = 80
@@ -164,6 +164,9 @@ class NameCluster(models.Model):
     spelling_count = models.PositiveIntegerField(default=0)
     first_year = models.PositiveSmallIntegerField(default=0)
     last_year = models.PositiveSmallIntegerField(default=0)
+    # Editors have split or moved papers of this name: papers that arrive later wait
+    # as unassigned instead of joining one of its people silently.
+    is_curated = models.BooleanField(default=False)
 
     objects = NameClusterQuerySet.as_manager()
 
@@ -243,22 +246,46 @@ class NameCluster(models.Model):
 
 
 class Author(models.Model):
-    """One identity. Merged-away identities stay, pointing at the one they became."""
+    """One identity. Merged-away identities stay, pointing at the one they became, so
+    that their pages redirect; identities emptied by a split or a move stay too."""
 
     name = models.CharField(max_length=NAME_LENGTH)  # display name, with its dblp number
-    name_key = models.CharField(max_length=NAME_LENGTH)  # the NameCluster.key of `name`
+    name_key = models.CharField(max_length=NAME_LENGTH)  # key of the cluster it began in
+    base_key = models.CharField(max_length=NAME_LENGTH)  # name_key of the name less its number
     dblp_number = models.PositiveSmallIntegerField(null=True, blank=True)
     merged_into = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="merged_from"
     )
+    # The split that made this identity; null for identities the importer made.
+    created_by = models.ForeignKey(
+        "clusters.Edit",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="created_identities",
+    )
+    # What editors say about the person (changed through Edit.annotate only).
+    label = models.CharField(max_length=200, blank=True)
+    affiliation = models.CharField(max_length=300, blank=True)
+    orcid = models.CharField(max_length=19, blank=True)
+    homepage = models.URLField(max_length=500, blank=True)
 
     class Meta:
         ordering = ["name_key", "pk"]
+        constraints = [
+            # Numbers given to split-off identities are never given twice; two splits of
+            # one name at once: one of them fails instead of sharing a number.
+            models.UniqueConstraint(
+                fields=["base_key", "dblp_number"],
+                condition=models.Q(created_by__isnull=False),
+                name="author_unique_new_number",
+            ),
+        ]
         indexes = [
             # The importer's "which identity holds this exact printed name?" lookup.
             models.Index(fields=["name"], name="author_name_idx"),
-            # "The identities of this cluster", for the cluster page.
-            models.Index(fields=["name_key"], name="author_name_key_idx"),
+            # The next free dblp-style number of a name, for a split.
+            models.Index(fields=["base_key", "dblp_number"], name="author_number_idx"),
         ]
 
     def __str__(self) -> str:
@@ -267,17 +294,35 @@ class Author(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("clusters:author-detail", args=[self.pk])
 
+    @property
+    def is_live(self) -> bool:
+        return self.merged_into_id is None
+
 
 class Authorship(models.Model):
     # No index of its own: the (paper, position) constraint serves lookups by paper.
     paper = models.ForeignKey(
         Paper, on_delete=models.CASCADE, related_name="authorships", db_index=False
     )
-    author = models.ForeignKey(Author, on_delete=models.PROTECT, related_name="authorships")
+    # Written by Edit.apply() only, and by the importer for new papers. Null while a
+    # paper that arrived after editors split the name waits in the cluster's
+    # "unassigned" list.
+    author = models.ForeignKey(
+        Author, null=True, blank=True, on_delete=models.PROTECT, related_name="authorships"
+    )
     # The cluster of `name_as_printed`; both are fixed once imported.
     cluster = models.ForeignKey(NameCluster, on_delete=models.PROTECT, related_name="authorships")
     position = models.PositiveIntegerField()  # 1-based byline order
     name_as_printed = models.CharField(max_length=NAME_LENGTH)
+    # The change that put this authorship with its identity; null: imported as printed.
+    placed_by = models.ForeignKey(
+        "clusters.Edit",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        db_index=False,
+    )
 
     class Meta:
         ordering = ["paper", "position"]
