@@ -14,4 +14,13 @@ urlpatterns = [
     path("venues/<str:slug>/", views.venue_detail, name="venue-detail"),
     path("venues/<str:slug>/<int:year>/", views.venue_detail, name="venue-year"),
     path("search/", views.search, name="search"),
+    path("clusters/<str:slug>/split/", views.cluster_split, name="cluster-split"),
+    path("clusters/<str:slug>/move/", views.cluster_move, name="cluster-move"),
+    path("clusters/<str:slug>/merge/", views.cluster_merge, name="cluster-merge"),
+    path("clusters/<str:slug>/distinct/", views.cluster_distinct, name="cluster-distinct"),
+    path("authors/<int:pk>/annotate/", views.author_annotate, name="author-annotate"),
+    path("changes/", views.change_list, name="change-list"),
+    path("changes/feed/", views.ChangeFeed(), name="change-feed"),
+    path("changes/<int:pk>/", views.change_detail, name="change-detail"),
+    path("changes/<int:pk>/revert/", views.change_revert, name="change-revert"),
 ]

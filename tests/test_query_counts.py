@@ -46,10 +46,10 @@ def test_cluster_page(client, clusters, django_assert_num_queries):
 
 def test_identity_page(client, clusters, django_assert_num_queries):
     # the identity; the count of its papers; the page of them; their bylines; papers per
-    # year; venues; co-authors; printed names; identities merged into it
+    # year; venues; co-authors; printed names; identities merged into it; splits from it
     for name in ("Hanlin Tang", "Ada Lovelace"):
         url = Author.objects.get(name=name).get_absolute_url()
-        with django_assert_num_queries(9):
+        with django_assert_num_queries(10):
             response = client.get(url)
         assert response.status_code == 200
 

@@ -14,7 +14,8 @@ from django.views.decorators.http import require_safe
 
 from .. import citations
 from ..filters import ClusterFilter
-from ..models import Author, Authorship, NameCluster, Paper, Venue, corpus_figures
+from ..models import Author, Authorship, Edit, NameCluster, Paper, Venue, corpus_figures
+from ..models.curation import cluster_identities
 from . import paging
 from .data import (
     author_ref,
@@ -25,6 +26,17 @@ from .data import (
     venue_ref,
 )
 from .querying import filter_chips, filter_notices, page_number
+
+
+def can_curate(user) -> bool:
+    return user.is_authenticated and user.has_perm("clusters.curate")
+
+
+def curation_context(request: HttpRequest, cluster: NameCluster) -> dict[str, Any]:
+    """What an editor's controls need: the identities papers may move to or merge
+    with, of this name and related names (one query)."""
+    return {"curator": True, "targets": cluster_identities(cluster, related=True)}
+
 
 PER_PAGE = 50
 CLUSTER_SORTS = {
@@ -80,27 +92,48 @@ def cluster_list(request: HttpRequest) -> HttpResponse:
     return respond(request, "clusters/cluster_list.html", data, filter=filterset)
 
 
+# An authorship of the cluster as the page needs it.
+Row = tuple[int, int, int | None, str | None, int, str, int | None]
+UNASSIGNED = "unassigned"
+
+
 def group_by_identity(
-    rows: list[tuple[int, int, str, int, str]], only: int | None
-) -> tuple[list[dict[str, Any]], list[tuple[int, int]]]:
-    """From (paper, identity, identity name, year, title) rows: the identities, largest
-    first, and (identity, paper) pairs in page order: by identity, newest paper first."""
-    papers_of: dict[int, set[int]] = {}
-    names: dict[int, str] = {}
-    order: dict[int, tuple[int, str, int]] = {}
-    for paper_id, author_id, author_name, year, title in rows:
-        papers_of.setdefault(author_id, set()).add(paper_id)
-        names[author_id] = author_name
-        order[paper_id] = (-year, title, paper_id)
-    identities = sorted(papers_of, key=lambda pk: (-len(papers_of[pk]), names[pk], pk))
+    rows: list[Row], only: int | str | None
+) -> tuple[list[dict[str, Any]], list[Row]]:
+    """From (authorship, paper, identity, identity name, year, title, placed by) rows:
+    the identities, unassigned papers first and then the largest, and the rows in page
+    order: by identity, newest paper first."""
+    rows_of: dict[int | None, list[Row]] = {}
+    for row in rows:
+        rows_of.setdefault(row[2], []).append(row)
+    names = {author_id: group[0][3] for author_id, group in rows_of.items()}
+    identities = sorted(
+        rows_of, key=lambda pk: (pk is not None, -len(rows_of[pk]), names[pk] or "", pk or 0)
+    )
+    wanted = None if only == UNASSIGNED else only
     listed = [
-        (author_id, paper_id)
+        row
         for author_id in identities
-        if only in (None, author_id)
-        for paper_id in sorted(papers_of[author_id], key=order.__getitem__)
+        if only is None or author_id == wanted
+        for row in sorted(rows_of[author_id], key=lambda row: (-row[4], row[5], row[1]))
     ]
-    refs = [{**author_ref(pk, names[pk]), "papers": len(papers_of[pk])} for pk in identities]
+    refs = [
+        {**author_ref(pk, names[pk]), "papers": len(rows_of[pk])}
+        if pk is not None
+        else {"id": None, "name": "Unassigned", "url": None, "papers": len(rows_of[pk])}
+        for pk in identities
+    ]
     return refs, listed
+
+
+def chosen_identity(request: HttpRequest, rows: list[Row], notices: list[str]) -> int | str | None:
+    only = request.GET.get("identity")
+    if only is None or only == UNASSIGNED:
+        return only
+    if only.isdigit() and int(only) in {row[2] for row in rows}:
+        return int(only)
+    notices.append(f"“{only[:40]}” is not an identity of this cluster; showing all of them.")
+    return None
 
 
 @require_safe
@@ -109,23 +142,37 @@ def cluster_detail(request: HttpRequest, slug: str) -> HttpResponse:
     notices: list[str] = []
     rows = list(
         Authorship.objects.filter(cluster=cluster).values_list(
-            "paper_id", "author_id", "author__name", "paper__year", "paper__title"
+            "pk",
+            "paper_id",
+            "author_id",
+            "author__name",
+            "paper__year",
+            "paper__title",
+            "placed_by_id",
         )
     )
-    only = request.GET.get("identity")
-    identity_ids = {row[1] for row in rows}
-    if only is not None and not (only.isdigit() and int(only) in identity_ids):
-        notices.append(f"“{only}” is not an identity of this cluster; showing all of them.")
-        only = None
-    identities, listed = group_by_identity(rows, int(only) if only else None)
+    only = chosen_identity(request, rows, notices)
+    identities, listed = group_by_identity(rows, only)
     page = Paginator(listed, PER_PAGE).get_page(page_number(request, notices))
-    papers = papers_with_bylines([paper_id for _, paper_id in page.object_list])
+    papers = papers_with_bylines([row[1] for row in page.object_list])
     groups: list[dict[str, Any]] = []
     by_id = {identity["id"]: identity for identity in identities}
-    for author_id, paper_id in page.object_list:
+    for authorship_id, paper_id, author_id, _, _, _, placed_by in page.object_list:
         if not groups or groups[-1]["identity"]["id"] != author_id:
             groups.append({"identity": by_id[author_id], "papers": []})
-        groups[-1]["papers"].append(paper_summary(papers[paper_id], cluster.pk))
+        groups[-1]["papers"].append(
+            {
+                **paper_summary(papers[paper_id], cluster.pk),
+                "authorship": {
+                    "id": authorship_id,
+                    "pick": f"{authorship_id}:{author_id or ''}",
+                    "placed_by": placed_by,
+                    "placed_by_url": reverse("clusters:change-detail", args=[placed_by])
+                    if placed_by
+                    else None,
+                },
+            }
+        )
     data = {
         "cluster": {
             **cluster_ref(cluster),
@@ -133,13 +180,15 @@ def cluster_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "source_papers": cluster.source_papers,
         },
         "identities": identities,
-        "identity": int(only) if only else None,
+        "identity": only,
         "groups": groups,
         "related": [cluster_ref(other) for other in cluster.related()],
+        "history": f"{reverse('clusters:change-list')}?cluster={cluster.slug}",
         "page": page_data(page),
         "notices": notices,
     }
-    return respond(request, "clusters/cluster_detail.html", data)
+    context = curation_context(request, cluster) if can_curate(request.user) else {}
+    return respond(request, "clusters/cluster_detail.html", data, **context)
 
 
 def page_data(page) -> dict[str, Any]:
@@ -219,10 +268,29 @@ def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "merged_from": [
             author_ref(pk, name) for pk, name in author.merged_from.values_list("pk", "name")
         ],
+        "split_into": [
+            {
+                **author_ref(edit.target_id, edit.target.name),
+                "change": edit.pk,
+                "change_url": edit.get_absolute_url(),
+            }
+            for edit in Edit.objects.applied()
+            .filter(kind=Edit.Kind.SPLIT, moves__from_author=author)
+            .distinct()
+            .select_related("target")
+        ],
+        "created_by": {
+            "change": author.created_by_id,
+            "change_url": reverse("clusters:change-detail", args=[author.created_by_id]),
+        }
+        if author.created_by_id
+        else None,
+        "history": f"{reverse('clusters:change-list')}?identity={author.pk}",
         "page": page_data(page),
         "notices": notices,
     }
-    return respond(request, "clusters/author_detail.html", data)
+    context = {"curator": True} if can_curate(request.user) and author.is_live else {}
+    return respond(request, "clusters/author_detail.html", data, **context)
 
 
 def paper_data(request: HttpRequest, paper: Paper) -> dict[str, Any]:

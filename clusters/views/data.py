@@ -104,4 +104,11 @@ def paper_summary(
 
 
 def identity_ref(author: Author) -> dict[str, Any]:
-    return {**author_ref(author.pk, author.name), "dblp_number": author.dblp_number}
+    return {
+        **author_ref(author.pk, author.name),
+        "dblp_number": author.dblp_number,
+        "label": author.label,
+        "affiliation": author.affiliation,
+        "orcid": author.orcid,
+        "homepage": author.homepage,
+    }
