@@ -236,7 +236,7 @@ class NameCluster(models.Model):
             authorship.author_id
             for paper in papers
             for authorship in paper.authorships.all()
-            if authorship.cluster_id == self.pk
+            if authorship.cluster_id == self.pk and authorship.author_id is not None
         }
         return arrowfile.ClusterFile(
             name=self.name,

@@ -235,7 +235,7 @@ def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
         .order_by("-n", "name")
     )
     coauthors = (
-        Authorship.objects.filter(paper__in=papers_of_author)
+        Authorship.objects.filter(paper__in=papers_of_author, author__isnull=False)
         .exclude(author=author)
         .values("author_id", "author__name")
         .annotate(n=Count("paper", distinct=True))

@@ -74,7 +74,9 @@ def byline(
             {
                 "name": a.name_as_printed,
                 "position": a.position,
-                "identity": reverse("clusters:author-detail", args=[a.author_id]),
+                "identity": reverse("clusters:author-detail", args=[a.author_id])
+                if a.author_id
+                else None,
                 "identity_id": a.author_id,
                 "in_cluster": a.cluster_id == cluster_id,
             }
