@@ -165,8 +165,9 @@ class Curation(RuleBasedStateMachine):
             assert "cannot be reverted" in str(error) or "not in effect" in str(error)
             assert state() == before
             return
-        # Reverted out of order: the later snapshots no longer describe the past.
-        self.applied = self.applied[:index]
+        # Reverted out of order: the snapshots no longer describe the past, and the
+        # newest change in effect is the revert, which this list does not hold.
+        self.applied = []
 
     @invariant()
     def every_authorship_has_one_live_identity(self) -> None:

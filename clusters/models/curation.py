@@ -418,6 +418,7 @@ class Edit(models.Model):
         ]
         if moved:
             raise EditConflict(self._moved_message(moved))
+        self._check_receivers()
         for merge in self.planned_merges:
             now = (
                 Author.objects.filter(pk=merge.author_id)
@@ -436,6 +437,37 @@ class Edit(models.Model):
                     raise EditConflict(
                         f"The {name} of #{self.target_id} changed since; look at the page again."
                     )
+
+    def _check_receivers(self) -> None:
+        """Papers go only to live identities (a change may have merged the target
+        away meanwhile), and an identity merged away leaves none of its papers
+        behind (a change may have given it more)."""
+        unmerged = {m.author_id for m in self.planned_merges if m.into_after_id is None}
+        receivers = {m.to_author_id for m in self.planned_moves} | {
+            m.into_after_id for m in self.planned_merges
+        }
+        receivers -= unmerged | {None}
+        gone = Author.objects.filter(pk__in=receivers, merged_into__isnull=False).first()
+        if gone:
+            merge = EditMerge.objects.filter(author=gone, edit__status=self.Status.APPLIED).last()
+            by = f" by change #{merge.edit_id}" if merge else ""
+            if self.reverts_id is not None:
+                raise EditConflict(
+                    f"Change #{self.reverts_id} cannot be reverted: {gone} (#{gone.pk}) was "
+                    f"merged into another identity{by}. Revert that first."
+                )
+            raise EditConflict(
+                f"{gone} (#{gone.pk}) was merged into another identity since{by}; "
+                "look at the page again."
+            )
+        # Their planned papers are where the plan found them (checked above), so any
+        # count beyond those is a paper that arrived since.
+        leaving = {m.author_id for m in self.planned_merges if m.into_after_id is not None}
+        planned = sum(1 for m in self.planned_moves if m.from_author_id in leaving)
+        if leaving and Authorship.objects.filter(author_id__in=leaving).count() != planned:
+            raise EditConflict(
+                "An identity to merge was given more papers since; look at the page again."
+            )
 
     def _moved_message(self, moved: list[EditMove]) -> str:
         later = (
