@@ -12,9 +12,18 @@ from .bibliography import (
     corpus_figures,
     forget_corpus_figures,
 )
-from .curation import DistinctPair, Edit, EditConflict, EditMerge, EditMove, validate_orcid
+from .curation import (
+    ANNOTATIONS,
+    DistinctPair,
+    Edit,
+    EditConflict,
+    EditMerge,
+    EditMove,
+    validate_orcid,
+)
 
 __all__ = [
+    "ANNOTATIONS",
     "FIGURES_CACHE_KEY",
     "NAME_LENGTH",
     "SLUG_LENGTH",

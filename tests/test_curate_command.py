@@ -1,0 +1,64 @@
+"""`manage.py curate`: the same changes from the shell."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from clusters.models import Author, Authorship, Edit, NameCluster
+
+from .conftest import run_import, write_dump
+from .test_curation import NER, OPTIMISATION, SHOUTED, picks
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def tang(tmp_path) -> NameCluster:
+    write_dump(tmp_path, OPTIMISATION + NER + SHOUTED)
+    run_import(tmp_path)
+    return NameCluster.objects.get(key="hanlin tang")
+
+
+def curate(*args: object) -> str:
+    out = io.StringIO()
+    call_command("curate", *map(str, args), stdout=out)
+    return out.getvalue()
+
+
+def test_split_merge_and_revert_from_the_shell(tang, editor):
+    ids = [pk for pk, _ in picks(tang, "Entities")]
+    out = curate("--editor", "edith", "--reason", "NER person", "split", "Hanlin Tang", *ids)
+    split = Edit.objects.get()
+    assert out.startswith(f"Change #{split.pk}: split applied: 2 authorships moved.")
+    assert Authorship.objects.filter(author=split.target).count() == 2
+    main, shouted = Author.objects.get(name="Hanlin Tang"), Author.objects.get(name="HANLIN TANG")
+    curate("--editor", "edith", "--reason", "one", "merge", main.pk, shouted.pk, "--into", main.pk)
+    curate("--editor", "edith", "--reason", "undo", "revert", split.pk)
+    assert Edit.objects.get(pk=split.pk).status == "reverted"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["--editor", "nobody", "--reason", "r", "revert", "1"],
+            "'nobody' is not a user who may curate",
+        ),
+        (["--editor", "edith", "--reason", "r", "revert", "999"], "no change #999"),
+        (
+            ["--editor", "edith", "--reason", "r", "split", "Nobody Here", "1"],
+            "no cluster named 'Nobody Here'",
+        ),
+        (
+            ["--editor", "edith", "--reason", "r", "merge", "1", "--into", "1"],
+            "cannot merge into itself",
+        ),
+    ],
+)
+def test_bad_commands_say_what_is_wrong(tang, editor, args, message):
+    with pytest.raises(CommandError, match=message):
+        curate(*args)
+    assert not Edit.objects.exists()
