@@ -110,3 +110,45 @@ def test_pages_read_well_on_a_phone(page: Page, site, screenshot):
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"the page scrolls sideways: {width}px wide"
     screenshot("09-phone-cluster")
+
+
+def test_an_editor_splits_a_name_and_reverts_it(page: Page, site, screenshot, django_user_model):
+    from .conftest import make_user
+
+    make_user(django_user_model, "edith", "curate")
+    page.goto(f"{site}/clusters/mei-lin/")
+    page.get_by_role("link", name="Log in").click()
+    page.get_by_label("Username").fill("edith")
+    page.get_by_label("Password").fill("edith-pass-1")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("heading", name="Edit identities")).to_be_visible()
+    screenshot("10-editor-cluster")
+
+    for title in (
+        "Span-Level Negation Detection in Clinical Notes",
+        "Few-Shot Medication Extraction with Label Descriptions",
+    ):
+        page.get_by_label(f"Choose “{title}”").check()
+    page.get_by_role("button", name="Split chosen papers into a new identity").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text(
+        "Split papers of Mei Lin into a new identity"
+    )
+    expect(page.get_by_role("row", name=re.compile("^Mei Lin"))).to_contain_text("5")
+    screenshot("11-split-preview")
+
+    page.get_by_label("Reason").fill("Clinical NLP papers: another Mei Lin, with Sarah O'Connor")
+    page.get_by_role("button", name="Confirm").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text(re.compile(r"^Change #\d+: split$"))
+    expect(page.locator("table.diff tbody tr")).to_have_count(2)
+    screenshot("12-change")
+
+    page.get_by_role("link", name="Mei Lin 0001").first.click()
+    expect(page.locator(".callout")).to_contain_text("This identity was made by change")
+    page.go_back()
+    page.get_by_role("link", name="Revert this change…").click()
+    page.get_by_label("Reason").fill("Checked: the same person moved labs")
+    page.get_by_role("button", name="Confirm").click()
+    expect(page.get_by_text(re.compile(r"This change reverts change #\d+"))).to_be_visible()
+    page.goto(f"{site}/clusters/mei-lin/")
+    expect(page.locator(".group")).to_have_count(2)
+    screenshot("13-after-revert")

@@ -71,3 +71,27 @@ def test_list_pages(client, clusters, django_assert_num_queries):
     # venues; papers per venue and year
     with django_assert_num_queries(2):
         client.get(reverse("clusters:venue-list"))
+
+
+def test_editor_cluster_page_and_change_pages(client, clusters, django_assert_num_queries, editor):
+    from clusters.models import Authorship, Edit
+
+    big = clusters[0]
+    picks = list(
+        Authorship.objects.filter(cluster=big, name_as_printed="Hanlin Tang")
+        .order_by("pk")
+        .values_list("pk", "author_id")[:1000]
+    )
+    edit = Edit.plan_split(editor=editor, reason="half", cluster=big, picks=picks).apply()
+    client.force_login(editor)
+    # session; user; permissions (user, groups); then the reader's five; identities of
+    # this and related names for the editor's controls
+    with django_assert_num_queries(10):
+        assert client.get(big.get_absolute_url()).status_code == 200
+    client.logout()
+    # changes with editors, clusters, targets and move counts; their count
+    with django_assert_num_queries(2):
+        client.get(reverse("clusters:change-list"))
+    # the change; its first 500 moves; its merges; the changes that reverted it
+    with django_assert_num_queries(4):
+        assert client.get(edit.get_absolute_url()).context["data"]["change"]["moved"] == 1000

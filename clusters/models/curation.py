@@ -198,7 +198,7 @@ class Edit(models.Model):
             raise EditConflict(f"{target} was merged into another identity; move to that one.")
         if all(a.author_id == target.pk for a in authorships):
             raise EditConflict(f"These papers already belong to {target} (#{target.pk}).")
-        if target.pk not in {pk for pk, _ in cluster_identities(cluster, related=True)}:
+        if target.pk not in {pk for pk, _ in cluster_identities([cluster, *cluster.related()])}:
             raise EditConflict(
                 f"{target} (#{target.pk}) holds no paper under {cluster.name} or a related name."
             )
@@ -590,12 +590,10 @@ class Edit(models.Model):
                 clusters.update(is_curated=True)
 
 
-def cluster_identities(cluster: NameCluster, related: bool = False) -> list[tuple[int, str]]:
-    """(id, name) of the live identities holding papers of this cluster, and with
-    `related`, of its related clusters too (one query)."""
-    clusters = [cluster.pk] + ([other.pk for other in cluster.related()] if related else [])
+def cluster_identities(clusters: list[NameCluster]) -> list[tuple[int, str]]:
+    """(id, name) of the live identities holding papers of these clusters (1 query)."""
     return list(
-        Author.objects.filter(authorships__cluster_id__in=clusters, merged_into=None)
+        Author.objects.filter(authorships__cluster__in=clusters, merged_into=None)
         .distinct()
         .order_by("name", "pk")
         .values_list("pk", "name")

@@ -32,10 +32,10 @@ def can_curate(user) -> bool:
     return user.is_authenticated and user.has_perm("clusters.curate")
 
 
-def curation_context(request: HttpRequest, cluster: NameCluster) -> dict[str, Any]:
+def curation_context(clusters: list[NameCluster]) -> dict[str, Any]:
     """What an editor's controls need: the identities papers may move to or merge
     with, of this name and related names (one query)."""
-    return {"curator": True, "targets": cluster_identities(cluster, related=True)}
+    return {"curator": True, "targets": cluster_identities(clusters)}
 
 
 PER_PAGE = 50
@@ -153,6 +153,7 @@ def cluster_detail(request: HttpRequest, slug: str) -> HttpResponse:
     )
     only = chosen_identity(request, rows, notices)
     identities, listed = group_by_identity(rows, only)
+    related = cluster.related()
     page = Paginator(listed, PER_PAGE).get_page(page_number(request, notices))
     papers = papers_with_bylines([row[1] for row in page.object_list])
     groups: list[dict[str, Any]] = []
@@ -182,12 +183,12 @@ def cluster_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "identities": identities,
         "identity": only,
         "groups": groups,
-        "related": [cluster_ref(other) for other in cluster.related()],
+        "related": [cluster_ref(other) for other in related],
         "history": f"{reverse('clusters:change-list')}?cluster={cluster.slug}",
         "page": page_data(page),
         "notices": notices,
     }
-    context = curation_context(request, cluster) if can_curate(request.user) else {}
+    context = curation_context([cluster, *related]) if can_curate(request.user) else {}
     return respond(request, "clusters/cluster_detail.html", data, **context)
 
 

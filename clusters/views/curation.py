@@ -134,7 +134,7 @@ def carry_out(request: HttpRequest, plan: Edit, reason: str, back: str) -> HttpR
     except EditConflict as error:
         messages.error(request, str(error))
         return redirect(back)
-    messages.success(request, f"{edit}: done. It can be reverted from its page.")
+    messages.success(request, f"{edit} applied. It can be reverted from this page.")
     return redirect(edit)
 
 
