@@ -160,3 +160,54 @@ def run_import(*args: object) -> tuple[int, str, str]:
         err.write(str(error))
         return error.returncode, out.getvalue(), err.getvalue()
     return 0, out.getvalue(), err.getvalue()
+
+
+# -- a name held by several people, for curation tests ---------------------------------
+
+OPTIMISATION = [
+    make_paper(f"Optimisation {n}", ("Hanlin Tang", "Ji Liu", "Ce Zhang"), year=2018 + n)
+    for n in range(3)
+]
+NER = [
+    make_paper(f"Entities {n}", ("Hongli Mao", "Hanlin Tang"), year=2022 + n, venue="ACL")
+    for n in range(2)
+]
+SHOUTED = [make_paper("Inference at scale", ("HANLIN TANG", "Yiwu Yao"), year=2025)]
+
+
+@pytest.fixture
+def tang(tmp_path):
+    """ "Hanlin Tang": an optimisation researcher (3 papers), an NER researcher (2), and
+    "HANLIN TANG" (1), imported as three identities... of two spellings."""
+    from clusters.models import NameCluster
+
+    write_dump(tmp_path / "tang", OPTIMISATION + NER + SHOUTED)
+    run_import(tmp_path / "tang")
+    return NameCluster.objects.get(key="hanlin tang")
+
+
+def picks(cluster, title_prefix: str) -> list[tuple[int, int | None]]:
+    """The (authorship, identity shown) pairs a page would post for these papers."""
+    from clusters.models import Authorship
+
+    return list(
+        Authorship.objects.filter(cluster=cluster, paper__title__startswith=title_prefix)
+        .order_by("pk")
+        .values_list("pk", "author_id")
+    )
+
+
+def snapshot(identities: list[int] | None = None) -> dict:
+    """Who wrote what, and all said of the identities (of these only, if given: a
+    split's new identity stays after a revert, empty)."""
+    from clusters.models import Author, Authorship, DistinctPair
+
+    authors = Author.objects.filter(pk__in=identities) if identities else Author.objects.all()
+    return {
+        "authorships": sorted(
+            Authorship.objects.values_list("pk", "paper_id", "author_id", "placed_by_id")
+        ),
+        "merged": sorted(authors.values_list("pk", "merged_into_id")),
+        "notes": sorted(authors.values_list("pk", "label", "affiliation", "orcid", "homepage")),
+        "pairs": sorted(DistinctPair.objects.values_list("first_id", "second_id")),
+    }

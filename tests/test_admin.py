@@ -5,19 +5,11 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from clusters.models import Author, Edit, NameCluster
+from clusters.models import Author, Edit
 
-from .conftest import run_import, write_dump
-from .test_curation import NER, OPTIMISATION, SHOUTED, picks, snapshot
+from .conftest import picks, snapshot
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def tang(tmp_path) -> NameCluster:
-    write_dump(tmp_path, OPTIMISATION + NER + SHOUTED)
-    run_import(tmp_path)
-    return NameCluster.objects.get(key="hanlin tang")
 
 
 @pytest.fixture

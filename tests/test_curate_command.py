@@ -7,19 +7,11 @@ import io
 import pytest
 from django.core.management import CommandError, call_command
 
-from clusters.models import Author, Authorship, Edit, NameCluster
+from clusters.models import Author, Authorship, Edit
 
-from .conftest import run_import, write_dump
-from .test_curation import NER, OPTIMISATION, SHOUTED, picks
+from .conftest import picks
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def tang(tmp_path) -> NameCluster:
-    write_dump(tmp_path, OPTIMISATION + NER + SHOUTED)
-    run_import(tmp_path)
-    return NameCluster.objects.get(key="hanlin tang")
 
 
 def curate(*args: object) -> str:

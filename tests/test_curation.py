@@ -6,55 +6,24 @@ from __future__ import annotations
 
 import pytest
 
-from clusters.models import Author, Authorship, DistinctPair, Edit, EditConflict, NameCluster
+from clusters.models import Author, Authorship, Edit, EditConflict
 
-from .conftest import make_paper, run_import, write_dump
+from .conftest import (
+    NER,
+    OPTIMISATION,
+    SHOUTED,
+    make_paper,
+    picks,
+    run_import,
+    snapshot,
+    write_dump,
+)
 
 pytestmark = pytest.mark.django_db
-
-OPTIMISATION = [
-    make_paper(f"Optimisation {n}", ("Hanlin Tang", "Ji Liu", "Ce Zhang"), year=2018 + n)
-    for n in range(3)
-]
-NER = [
-    make_paper(f"Entities {n}", ("Hongli Mao", "Hanlin Tang"), year=2022 + n, venue="ACL")
-    for n in range(2)
-]
-SHOUTED = [make_paper("Inference at scale", ("HANLIN TANG", "Yiwu Yao"), year=2025)]
-
-
-@pytest.fixture
-def tang(tmp_path) -> NameCluster:
-    write_dump(tmp_path, OPTIMISATION + NER + SHOUTED)
-    run_import(tmp_path)
-    return NameCluster.objects.get(key="hanlin tang")
-
-
-def picks(cluster: NameCluster, title_prefix: str) -> list[tuple[int, int | None]]:
-    """The (authorship, identity shown) pairs a page would post for these papers."""
-    return list(
-        Authorship.objects.filter(cluster=cluster, paper__title__startswith=title_prefix)
-        .order_by("pk")
-        .values_list("pk", "author_id")
-    )
 
 
 def papers_of(author: Author) -> list[str]:
     return sorted(Authorship.objects.filter(author=author).values_list("paper__title", flat=True))
-
-
-def snapshot(identities: list[int] | None = None) -> dict:
-    """Who wrote what, and all said of the identities (of these only, if given: a
-    split's new identity stays after a revert, empty)."""
-    authors = Author.objects.filter(pk__in=identities) if identities else Author.objects.all()
-    return {
-        "authorships": sorted(
-            Authorship.objects.values_list("pk", "paper_id", "author_id", "placed_by_id")
-        ),
-        "merged": sorted(authors.values_list("pk", "merged_into_id")),
-        "notes": sorted(authors.values_list("pk", "label", "affiliation", "orcid", "homepage")),
-        "pairs": sorted(DistinctPair.objects.values_list("first_id", "second_id")),
-    }
 
 
 def split(editor, cluster, prefix, reason="Different co-authors and topic") -> Edit:

@@ -8,10 +8,9 @@ import threading
 import pytest
 from django.db import connection, connections
 
-from clusters.models import Author, Authorship, Edit, EditConflict, NameCluster
+from clusters.models import Author, Authorship, Edit, EditConflict
 
-from .conftest import run_import, write_dump
-from .test_curation import NER, OPTIMISATION, SHOUTED, picks
+from .conftest import picks
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -42,13 +41,6 @@ def race(*plans: Edit) -> list[Edit | EditConflict]:
     for thread in threads:
         thread.join(timeout=60)
     return results
-
-
-@pytest.fixture
-def tang(tmp_path) -> NameCluster:
-    write_dump(tmp_path, OPTIMISATION + NER + SHOUTED)
-    run_import(tmp_path)
-    return NameCluster.objects.get(key="hanlin tang")
 
 
 @pytest.mark.parametrize("attempt", range(3))

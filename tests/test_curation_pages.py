@@ -8,17 +8,9 @@ from django.urls import reverse
 
 from clusters.models import Author, Authorship, Edit, NameCluster
 
-from .conftest import make_paper, run_import, write_dump
-from .test_curation import NER, OPTIMISATION, SHOUTED, picks, snapshot
+from .conftest import make_paper, picks, run_import, snapshot, write_dump
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def tang(tmp_path) -> NameCluster:
-    write_dump(tmp_path, OPTIMISATION + NER + SHOUTED)
-    run_import(tmp_path)
-    return NameCluster.objects.get(key="hanlin tang")
 
 
 def chosen(cluster: NameCluster, prefix: str) -> list[str]:

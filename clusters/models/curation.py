@@ -184,10 +184,7 @@ class Edit(models.Model):
                     "Choose fewer papers, or annotate the identity instead."
                 )
         edit = cls(kind=cls.Kind.SPLIT, editor=editor, reason=reason, cluster=cluster)
-        edit.planned_moves = [
-            EditMove(authorship=a, from_author_id=a.author_id, placed_by_before_id=a.placed_by_id)
-            for a in authorships
-        ]
+        edit.planned_moves = [EditMove.leaving(a) for a in authorships]
         return edit
 
     @classmethod
@@ -204,14 +201,7 @@ class Edit(models.Model):
             )
         edit = cls(kind=cls.Kind.MOVE, editor=editor, reason=reason, cluster=cluster, target=target)
         edit.planned_moves = [
-            EditMove(
-                authorship=a,
-                from_author_id=a.author_id,
-                to_author=target,
-                placed_by_before_id=a.placed_by_id,
-            )
-            for a in authorships
-            if a.author_id != target.pk
+            EditMove.leaving(a, target) for a in authorships if a.author_id != target.pk
         ]
         return edit
 
@@ -254,12 +244,7 @@ class Edit(models.Model):
             override_distinct=override_distinct,
         )
         edit.planned_moves = [
-            EditMove(
-                authorship=a,
-                from_author_id=a.author_id,
-                to_author=into,
-                placed_by_before_id=a.placed_by_id,
-            )
+            EditMove.leaving(a, into)
             for chunk in chunked([author.pk for author in others])
             for a in Authorship.objects.filter(author_id__in=chunk).order_by("pk")
         ]
@@ -630,6 +615,17 @@ class EditMove(models.Model):
 
     def __str__(self) -> str:
         return f"authorship {self.authorship_id}: #{self.from_author_id} → #{self.to_author_id}"
+
+    @classmethod
+    def leaving(cls, authorship: Authorship, to: Author | None = None) -> EditMove:
+        """A planned move of this authorship from where it is now (to a split's new
+        identity, made at apply time, when `to` is None)."""
+        return cls(
+            authorship=authorship,
+            from_author_id=authorship.author_id,
+            to_author=to,
+            placed_by_before_id=authorship.placed_by_id,
+        )
 
 
 class EditMerge(models.Model):

@@ -7,6 +7,7 @@ or a stale page gives the cluster page back with a message; nothing is changed."
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
@@ -22,6 +23,8 @@ from ..forms import AnnotateForm, MergeForm, ReasonForm
 from ..models import Author, Authorship, Edit, EditConflict, NameCluster
 
 PREVIEWED_MOVES = 200
+# Makes the plan of an action from its parameters: (plan, page title, template extras).
+Planner = Callable[[QueryDict, Any], tuple[Edit, str, dict]]
 
 
 def curator_only(view):
@@ -143,37 +146,43 @@ def refused(request: HttpRequest, error: Exception, back: str) -> HttpResponse:
     return redirect(back)
 
 
+def act(request: HttpRequest, back: str, planner: Planner, form_class=ReasonForm) -> HttpResponse:
+    """The shape of every action: plan from the query string (GET) or the form (POST),
+    refuse with a message, preview on GET or on an invalid form, apply on a valid POST."""
+    params = request.POST if request.method == "POST" else request.GET
+    form = form_class(request.POST or None)
+    try:
+        plan, title, extra = planner(params, form)
+    except EditConflict as error:
+        return refused(request, error, back)
+    if request.method == "POST" and form.is_valid():
+        return carry_out(request, plan, form.cleaned_data["reason"], back)
+    return confirm(request, plan, form, title, back, **extra)
+
+
 @curator_only
 def cluster_split(request: HttpRequest, slug: str) -> HttpResponse:
     cluster = get_object_or_404(NameCluster, slug=slug)
-    params = request.POST if request.method == "POST" else request.GET
-    try:
+
+    def planner(params: QueryDict, form) -> tuple[Edit, str, dict]:
         plan = Edit.plan_split(
             editor=request.user, reason="", cluster=cluster, picks=parse_picks(params)
         )
-    except EditConflict as error:
-        return refused(request, error, cluster.get_absolute_url())
-    form = ReasonForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        return carry_out(request, plan, form.cleaned_data["reason"], cluster.get_absolute_url())
-    return confirm(
-        request,
-        plan,
-        form,
-        f"Split papers of {cluster.name} into a new identity",
-        cluster.get_absolute_url(),
-        picks=params.getlist("a"),
-    )
+        title = f"Split papers of {cluster.name} into a new identity"
+        return plan, title, {"picks": params.getlist("a")}
+
+    return act(request, cluster.get_absolute_url(), planner)
 
 
 @curator_only
 def cluster_move(request: HttpRequest, slug: str) -> HttpResponse:
     cluster = get_object_or_404(NameCluster, slug=slug)
-    params = request.POST if request.method == "POST" else request.GET
-    try:
-        (target,) = chosen_identities(params, "to") or [None]
-        if target is None:
+
+    def planner(params: QueryDict, form) -> tuple[Edit, str, dict]:
+        targets = chosen_identities(params, "to")
+        if len(targets) != 1:
             raise EditConflict("Choose the identity the papers should move to.")
+        (target,) = targets
         plan = Edit.plan_move(
             editor=request.user,
             reason="",
@@ -181,28 +190,17 @@ def cluster_move(request: HttpRequest, slug: str) -> HttpResponse:
             picks=parse_picks(params),
             target=target,
         )
-    except (EditConflict, ValueError) as error:
-        return refused(request, error, cluster.get_absolute_url())
-    form = ReasonForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        return carry_out(request, plan, form.cleaned_data["reason"], cluster.get_absolute_url())
-    return confirm(
-        request,
-        plan,
-        form,
-        f"Move papers of {cluster.name} to {target} (#{target.pk})",
-        cluster.get_absolute_url(),
-        picks=params.getlist("a"),
-        to=target.pk,
-    )
+        title = f"Move papers of {cluster.name} to {target} (#{target.pk})"
+        return plan, title, {"picks": params.getlist("a"), "to": target.pk}
+
+    return act(request, cluster.get_absolute_url(), planner)
 
 
 @curator_only
 def cluster_merge(request: HttpRequest, slug: str) -> HttpResponse:
     cluster = get_object_or_404(NameCluster, slug=slug)
-    params = request.POST if request.method == "POST" else request.GET
-    form = MergeForm(request.POST or None)
-    try:
+
+    def planner(params: QueryDict, form) -> tuple[Edit, str, dict]:
         identities = chosen_identities(params)
         if len(identities) < 2:
             raise EditConflict("Choose two identities or more to merge.")
@@ -210,9 +208,7 @@ def cluster_merge(request: HttpRequest, slug: str) -> HttpResponse:
         into = next((a for a in identities if str(a.pk) == params.get("into")), None) or max(
             identities, key=lambda a: (a.authorships.count(), -a.pk)
         )
-        override = (
-            request.method == "POST" and form.is_valid() and form.cleaned_data["override_distinct"]
-        )
+        override = form.is_bound and form.is_valid() and form.cleaned_data["override_distinct"]
         plan = Edit.plan_merge(
             editor=request.user,
             reason="",
@@ -221,44 +217,25 @@ def cluster_merge(request: HttpRequest, slug: str) -> HttpResponse:
             cluster=cluster,
             override_distinct=bool(override),
         )
-    except EditConflict as error:
-        return refused(request, error, cluster.get_absolute_url())
-    if request.method == "POST" and form.is_valid():
-        return carry_out(request, plan, form.cleaned_data["reason"], cluster.get_absolute_url())
-    return confirm(
-        request,
-        plan,
-        form,
-        f"Merge {len(identities)} identities into {into} (#{into.pk})",
-        cluster.get_absolute_url(),
-        identities=identities,
-        into=into,
-    )
+        title = f"Merge {len(identities)} identities into {into} (#{into.pk})"
+        return plan, title, {"identities": identities, "into": into}
+
+    return act(request, cluster.get_absolute_url(), planner, MergeForm)
 
 
 @curator_only
 def cluster_distinct(request: HttpRequest, slug: str) -> HttpResponse:
     cluster = get_object_or_404(NameCluster, slug=slug)
-    params = request.POST if request.method == "POST" else request.GET
-    try:
+
+    def planner(params: QueryDict, form) -> tuple[Edit, str, dict]:
         identities = chosen_identities(params)
         plan = Edit.plan_distinct(
             editor=request.user, reason="", identities=identities, cluster=cluster
         )
-    except EditConflict as error:
-        return refused(request, error, cluster.get_absolute_url())
-    form = ReasonForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        return carry_out(request, plan, form.cleaned_data["reason"], cluster.get_absolute_url())
-    names = ", ".join(f"{a} (#{a.pk})" for a in identities)
-    return confirm(
-        request,
-        plan,
-        form,
-        f"Record {names} as different people",
-        cluster.get_absolute_url(),
-        identities=identities,
-    )
+        names = ", ".join(f"{a} (#{a.pk})" for a in identities)
+        return plan, f"Record {names} as different people", {"identities": identities}
+
+    return act(request, cluster.get_absolute_url(), planner)
 
 
 @curator_only
@@ -283,12 +260,13 @@ def author_annotate(request: HttpRequest, pk: int) -> HttpResponse:
 
 @curator_only
 def change_revert(request: HttpRequest, pk: int) -> HttpResponse:
-    edit = get_object_or_404(Edit.objects.select_related("cluster", "target"), pk=pk)
-    try:
-        plan = edit.plan_revert(editor=request.user, reason="")
-    except EditConflict as error:
-        return refused(request, error, edit.get_absolute_url())
-    form = ReasonForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        return carry_out(request, plan, form.cleaned_data["reason"], edit.get_absolute_url())
-    return confirm(request, plan, form, f"Revert {edit}", edit.get_absolute_url(), reverting=edit)
+    edit = get_object_or_404(Edit.objects.select_related("cluster", "target", "editor"), pk=pk)
+
+    def planner(params: QueryDict, form) -> tuple[Edit, str, dict]:
+        return (
+            edit.plan_revert(editor=request.user, reason=""),
+            f"Revert {edit}",
+            {"reverting": edit},
+        )
+
+    return act(request, edit.get_absolute_url(), planner)
