@@ -238,3 +238,28 @@ def test_pages_around_an_unassigned_paper_still_render(client, tang, editor, tmp
         'Hanlin Tang<span class="meta"> (unassigned)</span>'
         in client.get(mao.get_absolute_url()).text
     )
+
+
+def test_identity_page_lets_an_editor_split_its_papers(client, tang, editor):
+    client.force_login(editor)
+    author = Author.objects.get(name="Hanlin Tang")
+    page = client.get(author.get_absolute_url())
+    pick = [p for p in page.context["data"]["papers"] if p["title"] == "Entities 0"][0]
+    assert f'value="{pick["authorship"]["pick"]}" id="pick-' in page.text
+    assert reverse("clusters:cluster-split", args=[tang.slug]) in page.text
+    client.post(
+        reverse("clusters:cluster-split", args=[tang.slug]),
+        {
+            "a": [pick["authorship"]["pick"]],
+            "reason": "from the identity page",
+        },
+    )
+    edit = Edit.objects.get()
+    paper = Authorship.objects.get(pk=pick["authorship"]["id"]).paper
+    authors = client.get(paper.get_absolute_url()).context["data"]["paper"]["authors"]
+    assert [(a["name"], a["placed_by"]) for a in authors] == [
+        ("Hongli Mao", None),
+        ("Hanlin Tang", edit.pk),
+    ]
+    home = client.get("/").context["data"]["recent_changes"]
+    assert [(c["id"], c["kind"], c["moved"]) for c in home] == [(edit.pk, "split", 1)]

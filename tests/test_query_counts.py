@@ -88,6 +88,11 @@ def test_editor_cluster_page_and_change_pages(client, clusters, django_assert_nu
     # this and related names for the editor's controls
     with django_assert_num_queries(10):
         assert client.get(big.get_absolute_url()).status_code == 200
+    # session; user; permissions (user, groups); the reader's ten; the main name's
+    # cluster, its related clusters, and their identities for the editor's controls
+    url = Author.objects.get(name="Hanlin Tang").get_absolute_url()
+    with django_assert_num_queries(17):
+        assert client.get(url).status_code == 200
     client.logout()
     # changes with editors, clusters, targets and move counts; their count
     with django_assert_num_queries(2):

@@ -17,6 +17,7 @@ from ..filters import ClusterFilter
 from ..models import Author, Authorship, Edit, NameCluster, Paper, Venue, corpus_figures
 from ..models.curation import cluster_identities
 from . import paging
+from .changes import change_ref, listed_changes
 from .data import (
     author_ref,
     cluster_ref,
@@ -59,9 +60,11 @@ def papers_with_bylines(ids: list[int]) -> dict[int, Paper]:
 @require_safe
 def home(request: HttpRequest) -> HttpResponse:
     to_curate = NameCluster.objects.ambiguous().order_by("-paper_count", "key")[:12]
+    recent = listed_changes().order_by("-pk")[:8]
     data = {
         "figures": corpus_figures(),
         "to_curate": [cluster_ref(cluster) for cluster in to_curate],
+        "recent_changes": [change_ref(edit) for edit in recent],
     }
     return respond(request, "clusters/home.html", data)
 
@@ -249,7 +252,17 @@ def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
     )
     data = {
         "identity": identity_ref(author),
-        "papers": [paper_summary(papers[a.paper_id], limit=None) for a in page.object_list],
+        "papers": [
+            {
+                **paper_summary(papers[a.paper_id], limit=None),
+                "authorship": {
+                    "id": a.pk,
+                    "pick": f"{a.pk}:{a.author_id}",
+                    "printed": a.name_as_printed,
+                },
+            }
+            for a in page.object_list
+        ],
         "papers_per_year": [
             {"year": year, "papers": count} for year, count in sorted(per_year.items())
         ],
@@ -290,7 +303,11 @@ def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "page": page_data(page),
         "notices": notices,
     }
-    context = {"curator": True} if can_curate(request.user) and author.is_live else {}
+    context = {}
+    if can_curate(request.user) and author.is_live and data["names"]:
+        # Editors act on the papers printed under the identity's main name.
+        home = NameCluster.objects.get(slug=data["names"][0]["cluster"]["slug"])
+        context = {**curation_context([home, *home.related()]), "home": home}
     return respond(request, "clusters/author_detail.html", data, **context)
 
 
@@ -302,6 +319,13 @@ def paper_data(request: HttpRequest, paper: Paper) -> dict[str, Any]:
             "slug": authorship.cluster.slug,
             "url": authorship.cluster.get_absolute_url(),
         }
+        # Where the assignment came from: null means imported as printed.
+        author["placed_by"] = authorship.placed_by_id
+        author["placed_by_url"] = (
+            reverse("clusters:change-detail", args=[authorship.placed_by_id])
+            if authorship.placed_by_id
+            else None
+        )
     url = paper.get_absolute_url()
     return {
         **summary,
