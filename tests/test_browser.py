@@ -144,6 +144,8 @@ def test_an_editor_splits_a_name_and_reverts_it(page: Page, site, screenshot, dj
 
     page.get_by_role("link", name="Mei Lin 0001").first.click()
     expect(page.locator(".callout")).to_contain_text("This identity was made by change")
+    expect(page.get_by_role("heading", name="Edit this identity")).to_be_visible()
+    screenshot("12b-new-identity-as-editor")
     page.go_back()
     page.get_by_role("link", name="Revert this change…").click()
     page.get_by_label("Reason").fill("Checked: the same person moved labs")
