@@ -23,4 +23,12 @@ urlpatterns = [
     path("changes/feed/", views.ChangeFeed(), name="change-feed"),
     path("changes/<int:pk>/", views.change_detail, name="change-detail"),
     path("changes/<int:pk>/revert/", views.change_revert, name="change-revert"),
+    path("changes/<int:pk>/approve/", views.proposal_approve, name="proposal-approve"),
+    path("changes/<int:pk>/reject/", views.proposal_reject, name="proposal-reject"),
+    path("clusters/<str:slug>/lock/", views.cluster_lock, name="cluster-lock"),
+    path("clusters/<str:slug>/unlock/", views.cluster_unlock, name="cluster-unlock"),
+    path("moderation/", views.moderation_queue, name="moderation"),
+    path("moderation/reports/<int:pk>/", views.report_handle, name="report-handle"),
+    path("proposals/mine/", views.my_proposals, name="my-proposals"),
+    path("report/", views.report_create, name="report"),
 ]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.contrib.auth.models import Permission
+from django.contrib.auth.models import Group, Permission
 from django.core.cache import cache
 from django.core.management import CommandError, call_command
 from django.utils.text import slugify
@@ -86,25 +86,41 @@ def fresh_cache():
 # The cast: what each may do.
 @pytest.fixture
 def reader(django_user_model):
-    """Logged in, no role: may browse, like anyone."""
+    """Logged in, no role: may browse and report, like anyone."""
     return django_user_model.objects.create_user("rita", password="reader-pass-1")
 
 
 @pytest.fixture
 def editor(django_user_model):
-    """May split, move, merge, annotate and revert identities."""
-    return make_user(django_user_model, "edith", "curate")
+    """In "editors": proposes splits, moves, merges and annotations; they wait for review."""
+    return make_user(django_user_model, "edith", role="editors")
 
 
 @pytest.fixture
 def other_editor(django_user_model):
     """A second editor, for conflicts."""
-    return make_user(django_user_model, "otto", "curate")
+    return make_user(django_user_model, "otto", role="editors")
 
 
-def make_user(user_model, username: str, *permissions: str):
-    user = user_model.objects.create_user(username, password=f"{username}-pass-1")
+@pytest.fixture
+def moderator(django_user_model):
+    """In "moderators": changes identities directly, reviews proposals and reports,
+    reverts, locks names."""
+    return make_user(django_user_model, "mona", role="moderators")
+
+
+@pytest.fixture
+def other_moderator(django_user_model):
+    return make_user(django_user_model, "max", role="moderators")
+
+
+def make_user(user_model, username: str, *permissions: str, role: str | None = None):
+    user = user_model.objects.create_user(
+        username, password=f"{username}-pass-1", email=f"{username}@example.org"
+    )
     user.user_permissions.add(*Permission.objects.filter(codename__in=permissions))
+    if role:
+        user.groups.add(Group.objects.get(name=role))
     return user_model.objects.get(pk=user.pk)  # fresh, without a stale permission cache
 
 

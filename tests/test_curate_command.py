@@ -20,15 +20,15 @@ def curate(*args: object) -> str:
     return out.getvalue()
 
 
-def test_split_merge_and_revert_from_the_shell(tang, editor):
+def test_split_merge_and_revert_from_the_shell(tang, moderator):
     ids = [pk for pk, _ in picks(tang, "Entities")]
-    out = curate("--editor", "edith", "--reason", "NER person", "split", "Hanlin Tang", *ids)
+    out = curate("--editor", "mona", "--reason", "NER person", "split", "Hanlin Tang", *ids)
     split = Edit.objects.get()
     assert out.startswith(f"Change #{split.pk}: split applied: 2 authorships moved.")
     assert Authorship.objects.filter(author=split.target).count() == 2
     main, shouted = Author.objects.get(name="Hanlin Tang"), Author.objects.get(name="HANLIN TANG")
-    curate("--editor", "edith", "--reason", "one", "merge", main.pk, shouted.pk, "--into", main.pk)
-    curate("--editor", "edith", "--reason", "undo", "revert", split.pk)
+    curate("--editor", "mona", "--reason", "one", "merge", main.pk, shouted.pk, "--into", main.pk)
+    curate("--editor", "mona", "--reason", "undo", "revert", split.pk)
     assert Edit.objects.get(pk=split.pk).status == "reverted"
 
 
@@ -39,18 +39,18 @@ def test_split_merge_and_revert_from_the_shell(tang, editor):
             ["--editor", "nobody", "--reason", "r", "revert", "1"],
             "'nobody' is not a user who may curate",
         ),
-        (["--editor", "edith", "--reason", "r", "revert", "999"], "no change #999"),
+        (["--editor", "mona", "--reason", "r", "revert", "999"], "no change #999"),
         (
-            ["--editor", "edith", "--reason", "r", "split", "Nobody Here", "1"],
+            ["--editor", "mona", "--reason", "r", "split", "Nobody Here", "1"],
             "no cluster named 'Nobody Here'",
         ),
         (
-            ["--editor", "edith", "--reason", "r", "merge", "1", "--into", "1"],
+            ["--editor", "mona", "--reason", "r", "merge", "1", "--into", "1"],
             "cannot merge into itself",
         ),
     ],
 )
-def test_bad_commands_say_what_is_wrong(tang, editor, args, message):
+def test_bad_commands_say_what_is_wrong(tang, moderator, args, message):
     with pytest.raises(CommandError, match=message):
         curate(*args)
     assert not Edit.objects.exists()

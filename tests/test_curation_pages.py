@@ -21,19 +21,19 @@ def url(name: str, cluster: NameCluster) -> str:
     return reverse(f"clusters:cluster-{name}", args=[cluster.slug])
 
 
-def test_editors_see_the_controls_and_readers_do_not(client, tang, editor, reader):
+def test_editors_see_the_controls_and_readers_do_not(client, tang, reader, moderator):
     assert "Edit identities" not in client.get(tang.get_absolute_url()).text
     client.force_login(reader)
     assert "Edit identities" not in client.get(tang.get_absolute_url()).text
-    client.force_login(editor)
+    client.force_login(moderator)
     page = client.get(tang.get_absolute_url()).text
     assert "Edit identities" in page
     pick = chosen(tang, "Entities 0")[0]
     assert f'name="a" value="{pick}"' in page
 
 
-def test_split_previews_then_applies_and_redirects_to_the_change(client, tang, editor):
-    client.force_login(editor)
+def test_split_previews_then_applies_and_redirects_to_the_change(client, tang, moderator):
+    client.force_login(moderator)
     picked = chosen(tang, "Entities")
     preview = client.get(url("split", tang), {"a": picked})
     assert preview.status_code == 200
@@ -46,7 +46,11 @@ def test_split_previews_then_applies_and_redirects_to_the_change(client, tang, e
     )
     edit = Edit.objects.get()
     assert response.status_code == 302 and response["Location"] == edit.get_absolute_url()
-    assert (edit.kind, edit.editor, edit.reason) == ("split", editor, "NER papers: another person")
+    assert (edit.kind, edit.editor, edit.reason) == (
+        "split",
+        moderator,
+        "NER papers: another person",
+    )
     assert Authorship.objects.filter(author=edit.target).count() == 2
     change = client.get(edit.get_absolute_url())
     assert "Papers moved (2)" in change.text and "Hanlin Tang 0001" in change.text
@@ -54,15 +58,15 @@ def test_split_previews_then_applies_and_redirects_to_the_change(client, tang, e
     assert "This identity was split into" in client.get(original.get_absolute_url()).text
 
 
-def test_a_reason_is_required(client, tang, editor):
-    client.force_login(editor)
+def test_a_reason_is_required(client, tang, moderator):
+    client.force_login(moderator)
     response = client.post(url("split", tang), {"a": chosen(tang, "Entities"), "reason": "  "})
     assert response.status_code == 200
     assert "Say why" in response.text and not Edit.objects.exists()
 
 
-def test_a_stale_page_gets_a_message_and_changes_nothing(client, tang, editor, other_editor):
-    client.force_login(editor)
+def test_a_stale_page_gets_a_message_and_changes_nothing(client, tang, moderator, other_editor):
+    client.force_login(moderator)
     stale = chosen(tang, "Entities")
     Edit.plan_split(
         editor=other_editor, reason="first", cluster=tang, picks=picks(tang, "Entities 1")
@@ -80,14 +84,14 @@ def test_a_stale_page_gets_a_message_and_changes_nothing(client, tang, editor, o
         ({"a": ["x:y"]}, "is not a paper choice this site makes"),
     ],
 )
-def test_bad_selections_come_back_with_a_message(client, tang, editor, params, message):
-    client.force_login(editor)
+def test_bad_selections_come_back_with_a_message(client, tang, moderator, params, message):
+    client.force_login(moderator)
     response = client.get(url("split", tang), params, follow=True)
     assert message in response.text and not Edit.objects.exists()
 
 
-def test_move_and_merge_through_their_pages(client, tang, editor):
-    client.force_login(editor)
+def test_move_and_merge_through_their_pages(client, tang, moderator):
+    client.force_login(moderator)
     shouted = Author.objects.get(name="HANLIN TANG")
     response = client.post(
         url("move", tang), {"a": chosen(tang, "Optimisation 2"), "to": shouted.pk, "reason": "same"}
@@ -102,8 +106,8 @@ def test_move_and_merge_through_their_pages(client, tang, editor):
     assert shouted.merged_into == main
 
 
-def test_different_people_block_a_merge_until_overridden(client, tang, editor):
-    client.force_login(editor)
+def test_different_people_block_a_merge_until_overridden(client, tang, moderator):
+    client.force_login(moderator)
     ids = list(Author.objects.filter(name__iexact="hanlin tang").values_list("pk", flat=True))
     client.post(url("distinct", tang), {"i": ids, "reason": "Intel and Rochester"})
     refused = client.get(url("merge", tang), {"i": ids}, follow=True)
@@ -112,8 +116,8 @@ def test_different_people_block_a_merge_until_overridden(client, tang, editor):
     assert Author.objects.filter(pk__in=ids, merged_into__isnull=False).count() == 1
 
 
-def test_annotate_validates_the_orcid_checksum(client, tang, editor):
-    client.force_login(editor)
+def test_annotate_validates_the_orcid_checksum(client, tang, moderator):
+    client.force_login(moderator)
     author = Author.objects.get(name="Hanlin Tang")
     annotate = reverse("clusters:author-annotate", args=[author.pk])
     bad = client.post(annotate, {"orcid": "0000-0002-1825-0098", "reason": "r"})
@@ -124,8 +128,8 @@ def test_annotate_validates_the_orcid_checksum(client, tang, editor):
     assert "optimisation" in client.get(author.get_absolute_url()).text
 
 
-def test_revert_from_the_change_page(client, tang, editor):
-    client.force_login(editor)
+def test_revert_from_the_change_page(client, tang, moderator):
+    client.force_login(moderator)
     before = snapshot()
     client.post(
         url("move", tang),
@@ -145,25 +149,25 @@ def test_revert_from_the_change_page(client, tang, editor):
     assert "not in effect" in again.text
 
 
-def test_history_feed_and_provenance(client, tang, editor):
+def test_history_feed_and_provenance(client, tang, moderator):
     edit = Edit.plan_split(
-        editor=editor, reason="NER", cluster=tang, picks=picks(tang, "Entities")
+        editor=moderator, reason="NER", cluster=tang, picks=picks(tang, "Entities")
     ).apply()
     assert f"#{edit.pk} split" in client.get(f"/changes/?cluster={tang.slug}").text
     assert f"#{edit.pk} split" in client.get(f"/changes/?identity={edit.target.pk}").text
     assert "No changes yet" in client.get("/changes/?kind=merge").text
     feed = client.get(reverse("clusters:change-feed"))
     assert feed["Content-Type"].startswith("application/atom+xml")
-    assert f"#{edit.pk} split in Hanlin Tang by edith" in feed.text
+    assert f"#{edit.pk} split in Hanlin Tang by mona" in feed.text
     cluster_page = client.get(tang.get_absolute_url()).text
     assert (
         f'Placed here by <a href="{edit.get_absolute_url()}">change #{edit.pk}</a>' in cluster_page
     )
 
 
-def test_unassigned_papers_are_listed_on_the_cluster_page(client, tang, editor, tmp_path):
+def test_unassigned_papers_are_listed_on_the_cluster_page(client, tang, moderator, tmp_path):
     Edit.plan_split(
-        editor=editor, reason="NER", cluster=tang, picks=picks(tang, "Entities")
+        editor=moderator, reason="NER", cluster=tang, picks=picks(tang, "Entities")
     ).apply()
     write_dump(tmp_path / "newer", [make_paper("Entities 9", ("Hongli Mao", "Hanlin Tang"))])
     run_import(tmp_path / "newer")
@@ -193,15 +197,15 @@ def test_readers_get_403_and_nothing_changes(client, tang, reader, action):
 
 
 @pytest.mark.parametrize("action", ACTIONS)
-def test_other_methods_are_405(client, tang, editor, action):
-    client.force_login(editor)
+def test_other_methods_are_405(client, tang, moderator, action):
+    client.force_login(moderator)
     assert client.put(url(action, tang)).status_code == 405
     assert client.delete(url(action, tang)).status_code == 405
 
 
-def test_revert_and_annotate_refuse_readers(client, tang, reader, editor):
+def test_revert_and_annotate_refuse_readers(client, tang, reader, moderator):
     edit = Edit.plan_split(
-        editor=editor, reason="NER", cluster=tang, picks=picks(tang, "Entities")
+        editor=moderator, reason="NER", cluster=tang, picks=picks(tang, "Entities")
     ).apply()
     client.force_login(reader)
     before = snapshot()
@@ -219,9 +223,9 @@ def test_revert_and_annotate_refuse_readers(client, tang, reader, editor):
     assert snapshot() == before
 
 
-def test_pages_around_an_unassigned_paper_still_render(client, tang, editor, tmp_path):
+def test_pages_around_an_unassigned_paper_still_render(client, tang, moderator, tmp_path):
     Edit.plan_split(
-        editor=editor, reason="NER", cluster=tang, picks=picks(tang, "Entities")
+        editor=moderator, reason="NER", cluster=tang, picks=picks(tang, "Entities")
     ).apply()
     write_dump(tmp_path / "newer", [make_paper("Entities 9", ("Hongli Mao", "Hanlin Tang"))])
     run_import(tmp_path / "newer")
@@ -240,8 +244,8 @@ def test_pages_around_an_unassigned_paper_still_render(client, tang, editor, tmp
     )
 
 
-def test_identity_page_lets_an_editor_split_its_papers(client, tang, editor):
-    client.force_login(editor)
+def test_identity_page_lets_an_editor_split_its_papers(client, tang, moderator):
+    client.force_login(moderator)
     author = Author.objects.get(name="Hanlin Tang")
     page = client.get(author.get_absolute_url())
     pick = [p for p in page.context["data"]["papers"] if p["title"] == "Entities 0"][0]

@@ -35,9 +35,9 @@ def clusters(tmp_path) -> tuple[NameCluster, NameCluster]:
 
 def test_cluster_page(client, clusters, django_assert_num_queries):
     # the cluster; its authorships with identities, years and titles; the page's papers
-    # with venues; their bylines; related clusters
+    # with venues; their bylines; related clusters; proposals waiting for review
     for cluster in clusters:
-        with django_assert_num_queries(5):
+        with django_assert_num_queries(6):
             response = client.get(cluster.get_absolute_url() + "?page=3")
         assert response.status_code == 200
     big = client.get(clusters[0].get_absolute_url()).context["data"]
@@ -46,10 +46,11 @@ def test_cluster_page(client, clusters, django_assert_num_queries):
 
 def test_identity_page(client, clusters, django_assert_num_queries):
     # the identity; the count of its papers; the page of them; their bylines; papers per
-    # year; venues; co-authors; printed names; identities merged into it; splits from it
+    # year; venues; co-authors; printed names; identities merged into it; splits from
+    # it; proposals waiting for review
     for name in ("Hanlin Tang", "Ada Lovelace"):
         url = Author.objects.get(name=name).get_absolute_url()
-        with django_assert_num_queries(10):
+        with django_assert_num_queries(11):
             response = client.get(url)
         assert response.status_code == 200
 
@@ -84,14 +85,14 @@ def test_editor_cluster_page_and_change_pages(client, clusters, django_assert_nu
     )
     edit = Edit.plan_split(editor=editor, reason="half", cluster=big, picks=picks).apply()
     client.force_login(editor)
-    # session; user; permissions (user, groups); then the reader's five; identities of
+    # session; user; permissions (user, groups); then the reader's six; identities of
     # this and related names for the editor's controls
-    with django_assert_num_queries(10):
+    with django_assert_num_queries(11):
         assert client.get(big.get_absolute_url()).status_code == 200
-    # session; user; permissions (user, groups); the reader's ten; the main name's
+    # session; user; permissions (user, groups); the reader's eleven; the main name's
     # cluster, its related clusters, and their identities for the editor's controls
     url = Author.objects.get(name="Hanlin Tang").get_absolute_url()
-    with django_assert_num_queries(17):
+    with django_assert_num_queries(18):
         assert client.get(url).status_code == 200
     client.logout()
     # changes with editors, clusters, targets and move counts; their count

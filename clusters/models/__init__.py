@@ -21,6 +21,7 @@ from .curation import (
     EditMove,
     validate_orcid,
 )
+from .moderation import Report
 
 __all__ = [
     "ANNOTATIONS",
@@ -36,6 +37,7 @@ __all__ = [
     "EditMove",
     "NameCluster",
     "Paper",
+    "Report",
     "Venue",
     "corpus_figures",
     "forget_corpus_figures",

@@ -9,6 +9,7 @@ decide about who is who.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import models
 from django.db.models import Count, Max, Min, OuterRef, Prefetch, Subquery
@@ -167,6 +168,12 @@ class NameCluster(models.Model):
     # Editors have split or moved papers of this name: papers that arrive later wait
     # as unassigned instead of joining one of its people silently.
     is_curated = models.BooleanField(default=False)
+    # Moderators lock a name that is being fought over: no proposals while locked.
+    locked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    locked_at = models.DateTimeField(null=True, blank=True)
+    lock_reason = models.CharField(max_length=300, blank=True)
 
     objects = NameClusterQuerySet.as_manager()
 

@@ -90,8 +90,11 @@ class Edit(models.Model):
         REVERT = "revert", "revert"
 
     class Status(models.TextChoices):
+        PROPOSED = "proposed", "proposed"  # by an editor, waiting for a moderator
         APPLIED = "applied", "applied"
         REVERTED = "reverted", "reverted"
+        REJECTED = "rejected", "rejected"
+        STALE = "stale", "stale"  # the papers moved before a moderator got to it
 
     kind = models.CharField(max_length=10, choices=Kind.choices)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.APPLIED)
@@ -116,15 +119,31 @@ class Edit(models.Model):
     # different people: {"pairs_added": [[a, b]], "pairs_removed": [[a, b]]}.
     changes = models.JSONField(default=dict, blank=True)
     override_distinct = models.BooleanField(default=False)
+    # The moderator who approved or rejected a proposal, and what they said.
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="reviews",
+    )
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    review_note = models.TextField(blank=True)
 
     objects = EditQuerySet.as_manager()
 
     class Meta:
         ordering = ["-pk"]
-        permissions = [("curate", "Can split, move, merge and annotate identities")]
+        permissions = [
+            ("propose", "Can propose splits, moves, merges and annotations (editors)"),
+            ("curate", "Can change identities directly and revert changes (moderators)"),
+            ("moderate", "Can approve and reject proposals, handle reports, lock names"),
+        ]
         indexes = [
             # The change log, newest first, by kind.
             models.Index(fields=["kind", "-created_at"], name="edit_kind_idx"),
+            # The moderation queue: pending proposals, oldest first.
+            models.Index(fields=["status", "created_at"], name="edit_status_idx"),
         ]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -345,12 +364,16 @@ class Edit(models.Model):
     def apply(self) -> Edit:
         """Make the planned change, whole or not at all. Raises EditConflict, with
         nothing changed, when papers or identities moved since the plan was made."""
+        if self.pk and not (self.planned_moves or self.planned_merges):
+            self.planned_moves = list(self.moves.all())
+            self.planned_merges = list(self.merges.all())
         try:
             with transaction.atomic():
                 self._lock()
                 self._check()
                 if self.kind == self.Kind.SPLIT:
                     self.target = self._new_identity()
+                self.status = self.Status.APPLIED
                 self.save()
                 self._write_moves()
                 self._write_merges()
@@ -363,6 +386,73 @@ class Edit(models.Model):
                 f"Another change got there first ({error}); look at the page again."
             ) from error
         return self
+
+    # -- moderation -------------------------------------------------------------------
+
+    def propose(self) -> Edit:
+        """Store the plan for a moderator to review; nothing changes yet."""
+        locked = self._locked_clusters()
+        if locked:
+            raise EditConflict(
+                f"{locked.name} is locked by the moderators ({locked.lock_reason}): "
+                "no proposals until it is unlocked."
+            )
+        with transaction.atomic():
+            self.status = self.Status.PROPOSED
+            self.save()
+            for move in self.planned_moves:
+                move.edit = self
+            for merge in self.planned_merges:
+                merge.edit = self
+            EditMove.objects.bulk_create(self.planned_moves, batch_size=500)
+            EditMerge.objects.bulk_create(self.planned_merges)
+        return self
+
+    def _locked_clusters(self) -> NameCluster | None:
+        clusters = {self.cluster_id} | set(
+            Authorship.objects.filter(
+                pk__in=[m.authorship_id for m in self.planned_moves[:CHUNK]]
+            ).values_list("cluster_id", flat=True)
+        )
+        return NameCluster.objects.filter(pk__in=clusters - {None}, locked_by__isnull=False).first()
+
+    def approve(self, moderator, note: str = "") -> Edit:
+        """Apply a proposal after checking that its papers have not moved since it was
+        made; if they have, it is marked stale with the reason and nothing changes."""
+        self._check_reviewable(moderator)
+        if self.editor_id == moderator.pk:
+            raise EditConflict("Nobody approves their own proposal: another moderator must.")
+        self.reviewed_by, self.reviewed_at, self.review_note = moderator, timezone.now(), note
+        try:
+            return self.apply()
+        except EditConflict as error:
+            Edit.objects.filter(pk=self.pk).update(
+                status=self.Status.STALE,
+                reviewed_by=moderator,
+                reviewed_at=self.reviewed_at,
+                review_note=f"Stale: {error}",
+            )
+            self.status = self.Status.STALE
+            raise EditConflict(
+                f"Proposal #{self.pk} is stale and was not applied: {error}"
+            ) from error
+
+    def reject(self, moderator, note: str) -> Edit:
+        self._check_reviewable(moderator)
+        if not note.strip():
+            raise EditConflict("Say why the proposal is rejected: the editor will read it.")
+        self.status = self.Status.REJECTED
+        self.reviewed_by, self.reviewed_at, self.review_note = (
+            moderator,
+            timezone.now(),
+            note.strip(),
+        )
+        self.save(update_fields=["status", "reviewed_by", "reviewed_at", "review_note"])
+        return self
+
+    def _check_reviewable(self, moderator) -> None:
+        if self.status != self.Status.PROPOSED:
+            raise EditConflict(f"Change #{self.pk} is {self.status}, not waiting for review.")
 
     def _identity_ids(self) -> set[int]:
         ids = {m.from_author_id for m in self.planned_moves} | {
@@ -510,7 +600,14 @@ class Edit(models.Model):
                 move.placed_by_after_id,
             )
             groups[key].append(move.authorship_id)
-        EditMove.objects.bulk_create(self.planned_moves, batch_size=500)
+        if self.planned_moves and self.planned_moves[0].pk:  # stored with a proposal
+            stored = EditMove.objects.filter(edit=self)
+            if self.kind == self.Kind.SPLIT:
+                stored.update(to_author=self.target)
+            if self.kind != self.Kind.REVERT:
+                stored.update(placed_by_after=self)
+        else:
+            EditMove.objects.bulk_create(self.planned_moves, batch_size=500)
         for (source, target, before, after), ids in groups.items():
             for chunk in chunked(ids):
                 updated = Authorship.objects.filter(
@@ -531,7 +628,7 @@ class Edit(models.Model):
                 raise EditConflict(
                     f"Identity #{merge.author_id} changed while the change was being made."
                 )
-        EditMerge.objects.bulk_create(self.planned_merges)
+        EditMerge.objects.bulk_create([merge for merge in self.planned_merges if not merge.pk])
 
     def _write_annotations(self) -> None:
         fields = self.changes.get("fields", {})

@@ -16,9 +16,27 @@ from .curation import (
     cluster_move,
     cluster_split,
 )
+from .moderation import (
+    cluster_lock,
+    cluster_unlock,
+    moderation_queue,
+    my_proposals,
+    proposal_approve,
+    proposal_reject,
+    report_create,
+    report_handle,
+)
 from .searching import search
 
 __all__ = [
+    "cluster_lock",
+    "cluster_unlock",
+    "moderation_queue",
+    "my_proposals",
+    "proposal_approve",
+    "proposal_reject",
+    "report_create",
+    "report_handle",
     "ChangeFeed",
     "author_annotate",
     "change_detail",

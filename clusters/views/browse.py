@@ -18,6 +18,7 @@ from ..models import Author, Authorship, Edit, NameCluster, Paper, Venue, corpus
 from ..models.curation import cluster_identities
 from . import paging
 from .changes import change_ref, listed_changes
+from .curation import can_edit
 from .data import (
     author_ref,
     cluster_ref,
@@ -27,10 +28,6 @@ from .data import (
     venue_ref,
 )
 from .querying import filter_chips, filter_notices, page_number
-
-
-def can_curate(user) -> bool:
-    return user.is_authenticated and user.has_perm("clusters.curate")
 
 
 def curation_context(clusters: list[NameCluster]) -> dict[str, Any]:
@@ -188,10 +185,18 @@ def cluster_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "groups": groups,
         "related": [cluster_ref(other) for other in related],
         "history": f"{reverse('clusters:change-list')}?cluster={cluster.slug}",
+        "pending": [
+            change_ref(edit)
+            for edit in listed_changes().filter(status=Edit.Status.PROPOSED).for_cluster(cluster)
+        ],
+        "locked": {"reason": cluster.lock_reason, "since": cluster.locked_at.isoformat()}
+        if cluster.locked_at
+        else None,
+        "report": f"{reverse('clusters:report')}?cluster={cluster.slug}",
         "page": page_data(page),
         "notices": notices,
     }
-    context = curation_context([cluster, *related]) if can_curate(request.user) else {}
+    context = curation_context([cluster, *related]) if can_edit(request.user) else {}
     return respond(request, "clusters/cluster_detail.html", data, **context)
 
 
@@ -300,11 +305,16 @@ def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
         if author.created_by_id
         else None,
         "history": f"{reverse('clusters:change-list')}?identity={author.pk}",
+        "pending": [
+            change_ref(edit)
+            for edit in listed_changes().filter(status=Edit.Status.PROPOSED).for_identity(author)
+        ],
+        "report": f"{reverse('clusters:report')}?identity={author.pk}",
         "page": page_data(page),
         "notices": notices,
     }
     context = {}
-    if can_curate(request.user) and author.is_live and data["names"]:
+    if can_edit(request.user) and author.is_live and data["names"]:
         # Editors act on the papers printed under the identity's main name.
         home = NameCluster.objects.get(slug=data["names"][0]["cluster"]["slug"])
         context = {**curation_context([home, *home.related()]), "home": home}
@@ -350,7 +360,10 @@ def paper_detail(request: HttpRequest, pk: int) -> HttpResponse:
     citation = citation_response(request, paper)
     if citation is not None:
         return citation
-    data = {"paper": paper_data(request, paper)}
+    data = {
+        "paper": paper_data(request, paper),
+        "report": f"{reverse('clusters:report')}?paper={paper.pk}",
+    }
     return respond(request, "clusters/paper_detail.html", data, bibtex=citations.bibtex(paper))
 
 

@@ -48,7 +48,9 @@ def change_ref(edit: Edit) -> dict[str, Any]:
 
 
 def listed_changes():
-    return Edit.objects.select_related("editor", "cluster", "target").annotate(moved=Count("moves"))
+    return Edit.objects.select_related("editor", "cluster", "target", "reviewed_by").annotate(
+        moved=Count("moves")
+    )
 
 
 def scoped(request: HttpRequest, changes) -> tuple[Any, dict[str, str] | None]:
@@ -127,9 +129,22 @@ def change_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "pairs_added": edit.changes.get("pairs_added", []),
         "pairs_removed": edit.changes.get("pairs_removed", []),
         "reverted_by": list(edit.reverted_by.values_list("pk", flat=True)),
+        "review": {
+            "by": edit.reviewed_by.get_username(),
+            "at": edit.reviewed_at.isoformat(),
+            "note": edit.review_note,
+        }
+        if edit.reviewed_by
+        else None,
     }
-    can_revert = request.user.has_perm("clusters.curate") and edit.status == Edit.Status.APPLIED
-    return respond(request, "clusters/change_detail.html", data, can_revert=can_revert)
+    user = request.user
+    context = {
+        "can_revert": user.has_perm("clusters.curate") and edit.status == Edit.Status.APPLIED,
+        "can_review": user.has_perm("clusters.moderate")
+        and edit.status == Edit.Status.PROPOSED
+        and edit.editor_id != user.pk,
+    }
+    return respond(request, "clusters/change_detail.html", data, **context)
 
 
 class ChangeFeed(Feed):

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
@@ -27,8 +28,26 @@ PREVIEWED_MOVES = 200
 Planner = Callable[[QueryDict, Any], tuple[Edit, str, dict]]
 
 
-def curator_only(view):
-    """Editors only: anonymous users go to the login page, others get 403."""
+def can_edit(user) -> bool:
+    """Editors propose, moderators change directly; both use the same pages."""
+    return user.is_authenticated and (
+        user.has_perm("clusters.propose") or user.has_perm("clusters.curate")
+    )
+
+
+def editors_only(view):
+    """Anonymous users go to the login page; users without a role get 403."""
+
+    @wraps(view)
+    def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not can_edit(request.user):
+            raise PermissionDenied
+        return view(request, *args, **kwargs)
+
+    return login_required(require_http_methods(["GET", "POST"])(checked))
+
+
+def moderators_only(view):
     view = permission_required("clusters.curate", raise_exception=True)(view)
     return login_required(require_http_methods(["GET", "POST"])(view))
 
@@ -131,13 +150,20 @@ def confirm(
 
 
 def carry_out(request: HttpRequest, plan: Edit, reason: str, back: str) -> HttpResponse:
+    """A moderator's change applies now; an editor's waits for a moderator."""
     plan.reason = reason
+    direct = request.user.has_perm("clusters.curate")
     try:
-        edit = plan.apply()
+        edit = plan.apply() if direct else plan.propose()
     except EditConflict as error:
         messages.error(request, str(error))
         return redirect(back)
-    messages.success(request, f"{edit} applied. It can be reverted from this page.")
+    if direct:
+        messages.success(request, f"{edit} applied. It can be reverted from this page.")
+    else:
+        messages.success(
+            request, f"Proposal #{edit.pk} is waiting for a moderator; nothing changed yet."
+        )
     return redirect(edit)
 
 
@@ -160,7 +186,7 @@ def act(request: HttpRequest, back: str, planner: Planner, form_class=ReasonForm
     return confirm(request, plan, form, title, back, **extra)
 
 
-@curator_only
+@editors_only
 def cluster_split(request: HttpRequest, slug: str) -> HttpResponse:
     cluster = get_object_or_404(NameCluster, slug=slug)
 
@@ -174,7 +200,7 @@ def cluster_split(request: HttpRequest, slug: str) -> HttpResponse:
     return act(request, cluster.get_absolute_url(), planner)
 
 
-@curator_only
+@editors_only
 def cluster_move(request: HttpRequest, slug: str) -> HttpResponse:
     cluster = get_object_or_404(NameCluster, slug=slug)
 
@@ -196,7 +222,7 @@ def cluster_move(request: HttpRequest, slug: str) -> HttpResponse:
     return act(request, cluster.get_absolute_url(), planner)
 
 
-@curator_only
+@editors_only
 def cluster_merge(request: HttpRequest, slug: str) -> HttpResponse:
     cluster = get_object_or_404(NameCluster, slug=slug)
 
@@ -223,7 +249,7 @@ def cluster_merge(request: HttpRequest, slug: str) -> HttpResponse:
     return act(request, cluster.get_absolute_url(), planner, MergeForm)
 
 
-@curator_only
+@editors_only
 def cluster_distinct(request: HttpRequest, slug: str) -> HttpResponse:
     cluster = get_object_or_404(NameCluster, slug=slug)
 
@@ -238,7 +264,7 @@ def cluster_distinct(request: HttpRequest, slug: str) -> HttpResponse:
     return act(request, cluster.get_absolute_url(), planner)
 
 
-@curator_only
+@editors_only
 def author_annotate(request: HttpRequest, pk: int) -> HttpResponse:
     author = get_object_or_404(Author, pk=pk, merged_into=None)
     initial = {
@@ -258,7 +284,7 @@ def author_annotate(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "clusters/annotate.html", {"author": author, "form": form})
 
 
-@curator_only
+@moderators_only
 def change_revert(request: HttpRequest, pk: int) -> HttpResponse:
     edit = get_object_or_404(Edit.objects.select_related("cluster", "target", "editor"), pk=pk)
 
