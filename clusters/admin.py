@@ -110,7 +110,7 @@ class AuthorAdmin(admin.ModelAdmin):
                 reason=form.cleaned_data["reason"],
                 identity=current,
                 values=values,
-            ).apply()
+            ).submit()
         except (EditConflict, ValidationError) as error:
             self.message_user(
                 request, " ".join(getattr(error, "messages", [str(error)])), messages.ERROR
@@ -127,11 +127,11 @@ class AuthorAdmin(admin.ModelAdmin):
                     reason=form.cleaned_data["reason"],
                     identities=list(queryset),
                     into=form.cleaned_data["into"],
-                ).apply()
+                ).submit()
             except EditConflict as error:
                 self.message_user(request, str(error), messages.ERROR)
                 return None
-            self.message_user(request, f"{edit}: {queryset.count()} identities merged.")
+            self.message_user(request, f"{edit}: {edit.get_status_display()}.")
             return None
         return TemplateResponse(
             request,
@@ -162,7 +162,11 @@ class EditAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
 
-    @admin.action(description="Revert the selected changes…", permissions=["view"])
+    def has_revert_permission(self, request: HttpRequest) -> bool:
+        """Reverting is for moderators, in the admin as on the site."""
+        return request.user.has_perm("clusters.curate")
+
+    @admin.action(description="Revert the selected changes…", permissions=["revert"])
     def revert_changes(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
         form = ReasonForm(request.POST if "apply" in request.POST else None)
         if form.is_bound and form.is_valid():

@@ -54,3 +54,11 @@ def test_bad_commands_say_what_is_wrong(tang, moderator, args, message):
     with pytest.raises(CommandError, match=message):
         curate(*args)
     assert not Edit.objects.exists()
+
+
+def test_an_editor_proposes_from_the_shell(tang, editor):
+    ids = [pk for pk, _ in picks(tang, "Entities")]
+    out = curate("--editor", "edith", "--reason", "NER", "split", "Hanlin Tang", *ids)
+    assert Edit.objects.get().status == "proposed" and " proposed: 2 authorships moved." in out
+    with pytest.raises(CommandError, match="Only moderators revert changes."):
+        curate("--editor", "edith", "--reason", "r", "revert", Edit.objects.get().pk)

@@ -213,3 +213,42 @@ def test_reports_are_rate_limited_per_address(client, tang):
     sixth = report(client, tang)
     assert sixth.status_code == 200 and "At most 5 reports an hour" in sixth.text
     assert Report.objects.count() == 5
+
+
+def test_the_role_command_gives_and_takes_roles(django_user_model):
+    import io
+
+    from django.core.management import CommandError, call_command
+
+    user = django_user_model.objects.create_user("newbie")
+    call_command("role", "newbie", "moderator", stdout=io.StringIO())
+    user = django_user_model.objects.get(pk=user.pk)
+    assert user.has_perm("clusters.moderate") and user.has_perm("clusters.curate")
+    call_command("role", "newbie", "moderator", "--remove", stdout=io.StringIO())
+    assert not django_user_model.objects.get(pk=user.pk).has_perm("clusters.curate")
+    with pytest.raises(CommandError, match="no user 'ghost'"):
+        call_command("role", "ghost", "editor")
+
+
+def test_an_editor_in_the_admin_proposes_too(client, tang, editor):
+    from django.contrib.auth.models import Permission
+
+    editor.is_staff = True
+    editor.save()
+    editor.user_permissions.add(
+        *Permission.objects.filter(codename__in=["view_author", "change_author"])
+    )
+    client.force_login(editor)
+    ids = list(Author.objects.filter(name__iexact="hanlin tang").values_list("pk", flat=True))
+    before = snapshot()
+    client.post(
+        reverse("admin:clusters_author_changelist"),
+        {
+            "action": "merge_identities",
+            "_selected_action": ids,
+            "apply": "1",
+            "into": ids[0],
+            "reason": "same",
+        },
+    )
+    assert Edit.objects.get().status == "proposed" and snapshot() == before

@@ -389,6 +389,15 @@ class Edit(models.Model):
 
     # -- moderation -------------------------------------------------------------------
 
+    def submit(self) -> Edit:
+        """A moderator's change applies now; an editor's waits for a moderator. The
+        pages, the admin and the shell all submit through here."""
+        if self.editor.has_perm("clusters.curate"):
+            return self.apply()
+        if self.editor.has_perm("clusters.propose"):
+            return self.propose()
+        raise EditConflict(f"{self.editor} may neither change identities nor propose changes.")
+
     def propose(self) -> Edit:
         """Store the plan for a moderator to review; nothing changes yet."""
         locked = self._locked_clusters()

@@ -31,15 +31,19 @@ class Command(BaseCommand):
 
     def handle(self, *args, action: str, editor: str, reason: str, **options) -> None:
         user = get_user_model().objects.filter(username=editor).first()
-        if user is None or not user.has_perm("clusters.curate"):
+        if user is None or not (
+            user.has_perm("clusters.curate") or user.has_perm("clusters.propose")
+        ):
             raise CommandError(f"{editor!r} is not a user who may curate identities")
+        if action == "revert" and not user.has_perm("clusters.curate"):
+            raise CommandError("Only moderators revert changes.")
         try:
-            plan = getattr(self, f"plan_{action}")(user, reason, **options)
-            edit = plan.apply()
+            edit = getattr(self, f"plan_{action}")(user, reason, **options).submit()
         except EditConflict as error:
             raise CommandError(str(error)) from error
         self.stdout.write(
-            f"{edit} applied: {edit.moves.count()} authorships moved. {edit.get_absolute_url()}"
+            f"{edit} {edit.status}: {edit.moves.count()} authorships moved. "
+            f"{edit.get_absolute_url()}"
         )
 
     def cluster(self, name: str) -> NameCluster:
