@@ -7,6 +7,7 @@ where that folder is absent (a fresh clone) and is present in CI.
 
 from __future__ import annotations
 
+import importlib
 import io
 import os
 from pathlib import Path
@@ -112,6 +113,15 @@ def moderator(django_user_model):
 @pytest.fixture
 def other_moderator(django_user_model):
     return make_user(django_user_model, "max", role="moderators")
+
+
+@pytest.fixture
+def roles() -> None:
+    """The roles again, for transactional tests: the flush after each of them empties
+    every table, the groups the migration made included."""
+    from django.apps import apps
+
+    importlib.import_module("clusters.migrations.0005_roles").create_roles(apps, None)
 
 
 def make_user(user_model, username: str, *permissions: str, role: str | None = None):

@@ -12,7 +12,11 @@ from clusters.views import browse
 
 from .conftest import run_import
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.browser,
+    pytest.mark.usefixtures("roles"),
+]
 
 DEMO = Path(__file__).resolve().parent.parent / "clusters" / "demo"
 
@@ -115,7 +119,7 @@ def test_pages_read_well_on_a_phone(page: Page, site, screenshot):
 def test_an_editor_splits_a_name_and_reverts_it(page: Page, site, screenshot, django_user_model):
     from .conftest import make_user
 
-    make_user(django_user_model, "edith", "curate")
+    make_user(django_user_model, "edith", role="moderators")
     page.goto(f"{site}/clusters/mei-lin/")
     page.get_by_role("link", name="Log in").click()
     page.get_by_label("Username").fill("edith")
@@ -154,3 +158,53 @@ def test_an_editor_splits_a_name_and_reverts_it(page: Page, site, screenshot, dj
     page.goto(f"{site}/clusters/mei-lin/")
     expect(page.locator(".group")).to_have_count(2)
     screenshot("13-after-revert")
+
+
+def log_in(page: Page, site: str, username: str) -> None:
+    page.goto(f"{site}/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(f"{username}-pass-1")
+    page.get_by_role("button", name="Log in").click()
+
+
+def test_an_editor_proposes_a_split_and_a_moderator_approves_it(
+    page: Page, live_server, settings, screenshot, django_user_model, tmp_path
+):
+    from .conftest import NER, OPTIMISATION, make_user, write_dump
+
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    write_dump(tmp_path, OPTIMISATION + NER)
+    run_import(tmp_path)
+    make_user(django_user_model, "edith", role="editors")
+    make_user(django_user_model, "mona", role="moderators")
+    site = live_server.url
+
+    log_in(page, site, "edith")
+    page.goto(f"{site}/clusters/hanlin-tang/")
+    expect(page.locator(".group")).to_have_count(1)
+    for n in range(2):
+        page.get_by_label(f"Choose “Entities {n}”").check()
+    page.get_by_role("button", name="Split chosen papers into a new identity").click()
+    page.get_by_label("Reason").fill("NER papers with Hongli Mao: a different Hanlin Tang")
+    page.get_by_role("button", name="Confirm").click()
+    expect(
+        page.get_by_text(re.compile(r"Proposal #\d+ is waiting for a moderator"))
+    ).to_be_visible()
+    screenshot("14-proposal")
+    page.get_by_role("button", name="Log out").click()
+
+    log_in(page, site, "mona")
+    page.get_by_role("link", name="Moderation").click()
+    expect(page.get_by_role("heading", name="Proposals (1)")).to_be_visible()
+    screenshot("15-moderation-queue")
+    page.get_by_role("link", name=re.compile(r"^#\d+ split$")).click()
+    expect(page.locator("table.diff tbody tr")).to_have_count(2)
+    page.get_by_role("button", name="Approve and apply").click()
+    expect(page.get_by_text(re.compile(r"Proposal #\d+ approved and applied"))).to_be_visible()
+    page.goto(f"{site}/clusters/hanlin-tang/")
+    expect(page.locator(".group")).to_have_count(2)
+    expect(page.locator(".group h2").nth(1)).to_contain_text("Hanlin Tang 0001")
+    screenshot("16-after-approval")

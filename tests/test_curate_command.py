@@ -45,14 +45,15 @@ def test_split_merge_and_revert_from_the_shell(tang, moderator):
             "no cluster named 'Nobody Here'",
         ),
         (
-            ["--editor", "mona", "--reason", "r", "merge", "1", "--into", "1"],
+            ["--editor", "mona", "--reason", "r", "merge", "{main}", "--into", "{main}"],
             "cannot merge into itself",
         ),
     ],
 )
 def test_bad_commands_say_what_is_wrong(tang, moderator, args, message):
+    main = Author.objects.get(name="Hanlin Tang").pk
     with pytest.raises(CommandError, match=message):
-        curate(*args)
+        curate(*[arg.format(main=main) for arg in args])
     assert not Edit.objects.exists()
 
 

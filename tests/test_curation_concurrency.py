@@ -14,6 +14,7 @@ from .conftest import picks
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("roles"),
     pytest.mark.skipif(
         connection.vendor != "postgresql",
         reason="row locks between connections are tested on PostgreSQL (CI runs it)",

@@ -219,8 +219,8 @@ def client_address(request: HttpRequest) -> str:
 
 @require_http_methods(["GET", "POST"])
 def report_create(request: HttpRequest) -> HttpResponse:
-    params = request.POST if request.method == "POST" else request.GET
-    subject = report_subject(params)
+    # The subject comes in the query string, or with the posted form.
+    subject = report_subject(request.GET if request.GET else request.POST)
     (thing,) = subject.values()
     form = ReportForm(request.POST or None, initial={"started": ReportForm.stamp()})
     if request.method == "POST" and form.is_valid():
