@@ -19,8 +19,11 @@ from .models import (
     DistinctPair,
     Edit,
     EditConflict,
+    EditMerge,
+    EditMove,
     NameCluster,
     Paper,
+    Report,
     Venue,
 )
 
@@ -199,4 +202,45 @@ class EditAdmin(admin.ModelAdmin):
 class DistinctPairAdmin(ReadOnlyAdmin):
     list_display = ["first", "second", "edit"]
     list_select_related = ["first", "second", "edit"]
+    search_fields = ["first__name", "second__name"]
     raw_id_fields = ["first", "second", "edit"]
+
+
+@admin.register(EditMove)
+class EditMoveAdmin(ReadOnlyAdmin):
+    list_display = ["edit", "authorship", "from_author", "to_author"]
+    list_select_related = ["edit", "authorship", "from_author", "to_author"]
+    list_filter = ["edit__kind"]
+    search_fields = ["authorship__name_as_printed", "authorship__paper__title"]
+    raw_id_fields = [
+        "edit",
+        "authorship",
+        "from_author",
+        "to_author",
+        "placed_by_before",
+        "placed_by_after",
+    ]
+
+
+@admin.register(EditMerge)
+class EditMergeAdmin(ReadOnlyAdmin):
+    list_display = ["edit", "author", "into_before", "into_after"]
+    list_select_related = ["edit", "author", "into_before", "into_after"]
+    list_filter = ["edit__status"]
+    search_fields = ["author__name"]
+    raw_id_fields = ["edit", "author", "into_before", "into_after"]
+
+
+@admin.register(Report)
+class ReportAdmin(admin.ModelAdmin):
+    """Reports are handled in the moderation queue; the admin can search them all."""
+
+    list_display = ["id", "status", "cluster", "identity", "paper", "created_at", "handled_by"]
+    list_select_related = ["cluster", "identity", "paper", "handled_by"]
+    list_filter = ["status", "created_at"]
+    search_fields = ["text", "contact", "note"]
+    readonly_fields = ["cluster", "identity", "paper", "text", "contact", "client", "created_at"]
+    raw_id_fields = ["handled_by"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

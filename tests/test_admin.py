@@ -88,3 +88,11 @@ def test_identity_structure_is_read_only_in_the_admin(client, tang, staff):
     page = client.get(reverse("admin:clusters_author_change", args=[author.pk])).text
     assert 'name="merged_into"' not in page and 'name="name"' not in page
     assert client.get(reverse("admin:clusters_authorship_add")).status_code == 403
+
+
+def test_every_model_has_an_admin_page_that_loads(client, tang, staff):
+    from django.apps import apps
+
+    for model in apps.get_app_config("clusters").get_models():
+        url = reverse(f"admin:clusters_{model._meta.model_name}_changelist")
+        assert client.get(url, {"q": "tang"}).status_code == 200, model
