@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
 from django.core.cache import cache
 from django.core.mail import send_mail
+from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -47,16 +48,29 @@ def conflicts(proposals: list[Edit]) -> dict[int, list[int]]:
 @moderators_only
 @require_safe
 def moderation_queue(request: HttpRequest) -> HttpResponse:
+    notices: list[str] = []
     proposals = listed_changes().filter(status=Edit.Status.PROPOSED).order_by("created_at", "pk")
-    if kind := request.GET.get("kind"):
+    kind = request.GET.get("kind") or None
+    if kind in Edit.Kind.values:
         proposals = proposals.filter(kind=kind)
+    elif kind:
+        notices.append(f"“{kind[:40]}” is not a kind of change; showing every kind.")
+        kind = None
     if slug := request.GET.get("cluster"):
         proposals = proposals.for_cluster(get_object_or_404(NameCluster, slug=slug))
     proposals = list(proposals[:200])
     clashes = conflicts(proposals)
     now = timezone.now()
     reports = Report.objects.open().select_related("cluster", "identity", "paper")[:200]
+    waiting_in = (
+        NameCluster.objects.filter(edits__status=Edit.Status.PROPOSED)
+        .annotate(n=Count("edits"))
+        .order_by("-n", "key")[:30]
+    )
     data = {
+        "clusters": [{"name": c.name, "slug": c.slug, "proposals": c.n} for c in waiting_in],
+        "kind": kind,
+        "cluster": slug,
         "proposals": [
             {
                 **change_ref(edit),
@@ -67,6 +81,7 @@ def moderation_queue(request: HttpRequest) -> HttpResponse:
         ],
         "reports": [report_ref(report, now) for report in reports],
         "kinds": Edit.Kind.values,
+        "notices": notices,
     }
     return respond(request, "clusters/moderation.html", data)
 
@@ -152,7 +167,7 @@ def my_proposals(request: HttpRequest) -> HttpResponse:
                 "review_note": edit.review_note,
             }
             for edit in mine
-        ]
+        ],
     }
     return respond(request, "clusters/my_proposals.html", data)
 
