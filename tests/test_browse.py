@@ -255,6 +255,8 @@ def test_pages_have_one_h1_and_labelled_fields(client, demo):
     for url in page_urls():
         html = client.get(url).text
         assert html.count("<h1") == 1, url
+        title = re.search(r"<title>(.*?)</title>", html, re.S).group(1)  # the head's
+        assert "<" not in title and "\n" not in title and title.endswith(" · Arrow"), (url, title)
         levels = [int(level) for level in re.findall(r"<h([1-6])", html)]
         assert all(b <= a + 1 for a, b in itertools.pairwise(levels)), (url, levels)
         for field_id in re.findall(r'<(?:input|select)[^>]*\bid="([^"]+)"', html):
