@@ -9,6 +9,9 @@ decide about who is who.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from itertools import islice
+
 from django.conf import settings
 from django.core.cache import cache
 from django.db import models
@@ -21,6 +24,14 @@ from .. import arrowfile
 NAME_LENGTH = 500
 SLUG_LENGTH = 80
 FIGURES_CACHE_KEY = "arrow:corpus-figures"
+# Keeps every IN (...) list far below SQLite's limit of 32,766 bound variables.
+CHUNK = 2000
+
+
+def chunked(items: Iterable, size: int = CHUNK) -> Iterator[list]:
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
 
 
 def corpus_figures() -> dict[str, int]:
@@ -238,16 +249,19 @@ class NameCluster(models.Model):
         )
         # Sorted here, not in SQL: the format orders titles by code point, and
         # PostgreSQL's collation would not.
-        papers = sorted(papers, key=lambda paper: arrowfile.sort_key(paper.to_block()))
+        blocks = sorted(
+            ((paper.to_block(), paper) for paper in papers),
+            key=lambda pair: arrowfile.sort_key(pair[0]),
+        )
         identities = {
             authorship.author_id
-            for paper in papers
+            for _, paper in blocks
             for authorship in paper.authorships.all()
             if authorship.cluster_id == self.pk and authorship.author_id is not None
         }
         return arrowfile.ClusterFile(
             name=self.name,
-            papers=tuple(paper.to_block() for paper in papers),
+            papers=tuple(block for block, _ in blocks),
             author_rows=len(identities),
         )
 
@@ -304,6 +318,14 @@ class Author(models.Model):
     @property
     def is_live(self) -> bool:
         return self.merged_into_id is None
+
+    def live_identity(self) -> Author:
+        """The identity this one was merged into, through chains (a query per hop)."""
+        author, seen = self, {self.pk}
+        while author.merged_into_id is not None and author.merged_into_id not in seen:
+            seen.add(author.merged_into_id)
+            author = Author.objects.get(pk=author.merged_into_id)
+        return author
 
 
 class Authorship(models.Model):

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
-from itertools import islice
 from typing import Any
 
 from django.conf import settings
@@ -26,9 +24,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from .. import arrowfile
-from .bibliography import Author, Authorship, NameCluster
+from .bibliography import CHUNK, Author, Authorship, NameCluster, chunked
 
-CHUNK = 2000
 ORCID = re.compile(r"^\d{4}-\d{4}-\d{4}-\d{3}[\dX]$")
 ANNOTATIONS = ("label", "affiliation", "orcid", "homepage")
 
@@ -47,12 +44,6 @@ def validate_orcid(value: str) -> None:
     check = (12 - total % 11) % 11
     if value[-1] != ("X" if check == 10 else str(check)):
         raise ValidationError(f"“{value}” has a wrong check digit: this ORCID iD is mistyped.")
-
-
-def chunked(items: Iterable, size: int = CHUNK) -> Iterator[list]:
-    iterator = iter(items)
-    while chunk := list(islice(iterator, size)):
-        yield chunk
 
 
 def count_papers(n: int) -> str:

@@ -23,6 +23,7 @@ from .data import (
     author_ref,
     cluster_ref,
     identity_ref,
+    page_data,
     paper_summary,
     respond,
     venue_ref,
@@ -200,30 +201,11 @@ def cluster_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return respond(request, "clusters/cluster_detail.html", data, **context)
 
 
-def page_data(page) -> dict[str, Any]:
-    return {
-        "number": page.number,
-        "pages": page.paginator.num_pages,
-        "total": page.paginator.count,
-        "previous": page.previous_page_number() if page.has_previous() else None,
-        "next": page.next_page_number() if page.has_next() else None,
-    }
-
-
-def live(author: Author) -> Author:
-    """The identity an identity was merged into, through chains (a query per hop)."""
-    seen = {author.pk}
-    while author.merged_into_id is not None and author.merged_into_id not in seen:
-        seen.add(author.merged_into_id)
-        author = Author.objects.get(pk=author.merged_into_id)
-    return author
-
-
 @require_safe
 def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
     author = get_object_or_404(Author, pk=pk)
     if author.merged_into_id is not None:
-        target = live(author).get_absolute_url()
+        target = author.live_identity().get_absolute_url()
         query = request.GET.urlencode()
         return HttpResponsePermanentRedirect(f"{target}?{query}" if query else target)
     notices: list[str] = []

@@ -15,7 +15,7 @@ from django.utils.feedgenerator import Atom1Feed
 from django.views.decorators.http import require_safe
 
 from ..models import Author, Edit, NameCluster
-from .data import author_ref, respond
+from .data import author_ref, page_data, respond
 from .querying import page_number
 
 PER_PAGE = 50
@@ -84,13 +84,7 @@ def change_list(request: HttpRequest) -> HttpResponse:
         "kinds": Edit.Kind.values,
         "kind": kind,
         "feed": reverse("clusters:change-feed"),
-        "page": {
-            "number": page.number,
-            "pages": page.paginator.num_pages,
-            "total": page.paginator.count,
-            "previous": page.previous_page_number() if page.has_previous() else None,
-            "next": page.next_page_number() if page.has_next() else None,
-        },
+        "page": page_data(page),
         "notices": notices,
     }
     return respond(request, "clusters/change_list.html", data)

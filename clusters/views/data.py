@@ -114,3 +114,14 @@ def identity_ref(author: Author) -> dict[str, Any]:
         "orcid": author.orcid,
         "homepage": author.homepage,
     }
+
+
+def page_data(page) -> dict[str, Any]:
+    """Where a Paginator page sits, for the templates' page links."""
+    return {
+        "number": page.number,
+        "pages": page.paginator.num_pages,
+        "total": page.paginator.count,
+        "previous": page.previous_page_number() if page.has_previous() else None,
+        "next": page.next_page_number() if page.has_next() else None,
+    }

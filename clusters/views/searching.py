@@ -14,8 +14,8 @@ from .. import search as fulltext
 from ..filters import PaperFilter
 from ..models import NameCluster, Paper
 from . import paging
-from .browse import page_data, papers_with_bylines
-from .data import cluster_ref, paper_summary, respond
+from .browse import papers_with_bylines
+from .data import cluster_ref, page_data, paper_summary, respond
 from .querying import filter_chips, filter_notices, page_number, without
 
 PER_PAGE = 25

@@ -9,10 +9,9 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import nullcontext
 from dataclasses import dataclass, fields
-from itertools import islice
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -32,16 +31,9 @@ from clusters.models import (
     Venue,
     forget_corpus_figures,
 )
+from clusters.models.bibliography import chunked
 
-# Keeps every IN (...) list far below SQLite's limit of 32,766 bound variables.
-CHUNK = 2000
 BATCH = 1000
-
-
-def chunked(items: Iterable, size: int = CHUNK) -> Iterator[list]:
-    iterator = iter(items)
-    while chunk := list(islice(iterator, size)):
-        yield chunk
 
 
 def cluster_files(paths: list[Path]) -> Iterator[Path]:
@@ -227,7 +219,7 @@ class Loader:
         for chunk in chunked(names):
             for author in Author.objects.filter(name__in=chunk).order_by("pk"):
                 found.setdefault(author.name, author)
-        ids = {name: live_identity(author).pk for name, author in found.items()}
+        ids = {name: author.live_identity().pk for name, author in found.items()}
         missing = sorted(names - ids.keys())
         created = Author.objects.bulk_create(
             [new_author(name) for name in missing], batch_size=BATCH
@@ -245,13 +237,6 @@ def new_author(name: str) -> Author:
         base_key=arrowfile.name_key(base),
         dblp_number=number,
     )
-
-
-def live_identity(author: Author) -> Author:
-    """Follow merged_into to the identity that is live now (one query per hop)."""
-    while author.merged_into_id is not None:
-        author = Author.objects.get(pk=author.merged_into_id)
-    return author
 
 
 def unique_slugs(model: type[NameCluster | Venue], names: list[str]) -> list[str]:
