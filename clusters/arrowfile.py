@@ -12,6 +12,7 @@ import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from functools import cached_property
 
 HEADER = "Author name cluster"
 DISCLAIMER = (
@@ -84,7 +85,7 @@ class PaperBlock:
     def venue_line(self) -> str:
         return venue_line(self.venue, self.venue_kind, self.year, self.paper_type)
 
-    @property
+    @cached_property
     def fingerprint(self) -> str:
         """What makes two blocks one paper: venue, kind, year and the normalised title."""
         text = "\x1f".join(
@@ -165,6 +166,9 @@ def decode(data: bytes) -> str:
         raise ArrowFormatError(
             line, f"bytes are not UTF-8 (0x{data[exc.start]:02x} at byte {exc.start})"
         ) from None
+    if (nul := text.find("\x00")) >= 0:
+        # Valid UTF-8, but no database column holds it (PostgreSQL refuses it in text).
+        raise ArrowFormatError(text.count("\n", 0, nul) + 1, "a NUL character (0x00)")
     return text.removeprefix("\ufeff")
 
 
@@ -241,7 +245,6 @@ def _paper(blocks: list[tuple[int, list[str]]], start: int) -> tuple[PaperBlock,
     if len(authors) == 1 and _links(authors[0]):
         raise ArrowFormatError(authors_line, "paper has no authors")
     abstract: list[str] = []
-    venue_like: int | None = None
     index = start + 3
     while index < len(blocks):
         number, lines = blocks[index]
@@ -251,6 +254,11 @@ def _paper(blocks: list[tuple[int, list[str]]], start: int) -> tuple[PaperBlock,
             return paper, index + 1
         if len(lines) > 1:
             # A multi-line block after the authors can only be the next paper's byline.
+            # (Looked for only now: the venue pattern is costly on long paragraphs.)
+            venue_like = next(
+                (number for number, (line,) in blocks[start + 3 : index] if parse_venue_line(line)),
+                None,
+            )
             if venue_like is not None:
                 raise ArrowFormatError(
                     first_line,
@@ -260,8 +268,6 @@ def _paper(blocks: list[tuple[int, list[str]]], start: int) -> tuple[PaperBlock,
                 number,
                 f"expected a links line or a one-line abstract paragraph, found {len(lines)} lines",
             )
-        if venue_like is None and parse_venue_line(lines[0]):
-            venue_like = number
         abstract.append(lines[0])
         index += 1
     raise ArrowFormatError(first_line, "file ends in the middle of a paper (no links line)")
@@ -309,7 +315,9 @@ def parse(text: str) -> ParseResult:
     for paper in papers:
         if (earlier := first_seen.setdefault(paper.fingerprint, paper.line)) != paper.line:
             warnings.append(FormatWarning(paper.line, f"same paper as line {earlier}"))
-        if not any(name_key(author) == key for author in paper.authors):
+        if name not in paper.authors and not any(
+            name_key(author) == key for author in paper.authors
+        ):
             warnings.append(FormatWarning(paper.line, f'no author of this paper is named "{name}"'))
     cluster = ClusterFile(name, tuple(papers), author_rows, stated_papers)
     return ParseResult(cluster, warnings)

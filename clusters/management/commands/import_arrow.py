@@ -15,7 +15,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, connection, models, transaction
+from django.db.models import Max, Min
 from django.utils.text import slugify
 from tqdm import tqdm
 
@@ -33,7 +34,11 @@ from clusters.models import (
 )
 from clusters.models.bibliography import chunked
 
-BATCH = 1000
+# A batch is written in one transaction: big enough that per-statement costs vanish,
+# small enough that memory stays flat and the write lock is held for about a second.
+BATCH_PAPERS = 10_000
+BATCH_FILES = 2_000
+REFRESH_RANGE = 20_000
 
 
 def cluster_files(paths: list[Path]) -> Iterator[Path]:
@@ -90,11 +95,17 @@ def check_storage_limits(cluster: ClusterFile) -> None:
 
 
 class Loader:
-    """Writes parsed files into the database; call load() inside a transaction."""
+    """Writes batches of parsed files into the database; call load() inside a transaction.
+
+    A batch costs the same few statements however many files, papers and names it holds:
+    lookups by chunks of keys, and rows written with executemany (SQLite) or COPY
+    (PostgreSQL) under ids taken in advance, never through model instances. Cluster
+    statistics are recounted once, at the end of the import (refresh_stats).
+    """
 
     def __init__(self) -> None:
         # Venues are few and never change once created; ids are cached only after the
-        # file that created them committed (see commit_cache).
+        # batch that created them committed (see commit_cache).
         self.venues: dict[tuple[str, str], int] = {}
         self.pending_venues: dict[tuple[str, str], int] = {}
 
@@ -102,59 +113,63 @@ class Loader:
         self.venues.update(self.pending_venues)
         self.pending_venues.clear()
 
-    def load(self, cluster: ClusterFile) -> Tally:
+    def load(self, files: list[ClusterFile]) -> Tally:
         tally = Tally()
-        blocks = {paper.fingerprint: paper for paper in reversed(cluster.papers)}
+        # The first file that holds a paper gives its byline; later ones only repeat it.
+        blocks: dict[str, PaperBlock] = {}
+        for cluster in files:
+            for paper in cluster.papers:
+                blocks.setdefault(paper.fingerprint, paper)
         known: set[str] = set()
         for chunk in chunked(blocks):
             known.update(
                 Paper.objects.filter(fingerprint__in=chunk).values_list("fingerprint", flat=True)
             )
         new_blocks = [block for fingerprint, block in blocks.items() if fingerprint not in known]
-        tally.papers_known = len(blocks) - len(new_blocks)
+        tally.papers_known = sum(len(cluster.papers) for cluster in files) - len(new_blocks)
         tally.papers_new = len(new_blocks)
         names = {author for block in new_blocks for author in block.authors}
-        clusters = self.clusters(cluster, names, tally)
-        if new_blocks:
-            author_ids = self.authors(names, tally)
-            papers = Paper.objects.bulk_create(
-                [self.paper(block) for block in new_blocks], batch_size=BATCH
+        clusters = self.clusters(files, names, tally)
+        if not new_blocks:
+            return tally
+        author_ids = self.authors(names, tally)
+        paper_ids = take_ids(Paper, len(new_blocks))
+        insert(
+            Paper,
+            ["id", "venue_id", "year", "paper_type", "title", "abstract", "has_pdf", "has_doi",
+             "fingerprint"],
+            [
+                (pk, self.venue_id(block.venue, block.venue_kind), block.year, block.paper_type,
+                 block.title, "\n".join(block.abstract), block.has_pdf, block.has_doi,
+                 block.fingerprint)
+                for pk, block in zip(paper_ids, new_blocks, strict=True)
+            ],
+        )  # fmt: skip
+        # A name that editors split has people to tell apart: its new papers wait,
+        # unassigned, instead of joining one of them silently.
+        authorships = [
+            (
+                paper_id,
+                None if clusters[key].is_curated else author_ids[name],
+                clusters[key].pk,
+                position,
+                name,
             )
-            # A name that editors split has people to tell apart: its new papers wait,
-            # unassigned, instead of joining one of them silently.
-            curated = {key for key, row in clusters.items() if row.is_curated}
-            authorships = [
-                Authorship(
-                    paper=paper,
-                    author_id=None if arrowfile.name_key(name) in curated else author_ids[name],
-                    cluster_id=clusters[arrowfile.name_key(name)].pk,
-                    position=position,
-                    name_as_printed=name,
-                )
-                for paper, block in zip(papers, new_blocks, strict=True)
-                for position, name in enumerate(block.authors, start=1)
-            ]
-            Authorship.objects.bulk_create(authorships, batch_size=BATCH)
-            tally.authorships = len(authorships)
-            for chunk in chunked({authorship.cluster_id for authorship in authorships}):
-                NameCluster.objects.filter(pk__in=chunk).refresh_stats()
-            search.index_papers(
-                (paper.pk, paper.title, paper.abstract, " ".join(block.authors))
-                for paper, block in zip(papers, new_blocks, strict=True)
-            )
-        return tally
-
-    def paper(self, block: PaperBlock) -> Paper:
-        return Paper(
-            venue_id=self.venue_id(block.venue, block.venue_kind),
-            year=block.year,
-            paper_type=block.paper_type,
-            title=block.title,
-            abstract="\n".join(block.abstract),
-            has_pdf=block.has_pdf,
-            has_doi=block.has_doi,
-            fingerprint=block.fingerprint,
+            for paper_id, block in zip(paper_ids, new_blocks, strict=True)
+            for position, name in enumerate(block.authors, start=1)
+            for key in (arrowfile.name_key(name),)
+        ]
+        insert(
+            Authorship,
+            ["paper_id", "author_id", "cluster_id", "position", "name_as_printed"],
+            authorships,
         )
+        tally.authorships = len(authorships)
+        search.index_papers(
+            (pk, block.title, "\n".join(block.abstract), " ".join(block.authors))
+            for pk, block in zip(paper_ids, new_blocks, strict=True)
+        )
+        return tally
 
     def venue_id(self, name: str, kind: str) -> int:
         key = (name, kind)
@@ -170,13 +185,20 @@ class Loader:
         return self.venues.get(key) or self.pending_venues[key]
 
     def clusters(
-        self, cluster: ClusterFile, names: set[str], tally: Tally
+        self, files: list[ClusterFile], names: set[str], tally: Tally
     ) -> dict[str, NameCluster]:
         """Clusters by key for these names; creates missing clusters and records what
-        the file itself states about its own cluster."""
+        each file states about its own cluster."""
         wanted = {arrowfile.name_key(name): name for name in sorted(names)}
-        own_key = arrowfile.name_key(cluster.name)
-        wanted[own_key] = cluster.name
+        stated = {
+            arrowfile.name_key(cluster.name): (
+                cluster.name,
+                cluster.stated_papers,
+                cluster.author_rows,
+            )
+            for cluster in files
+        }
+        wanted.update((key, name) for key, (name, _, _) in stated.items())
         existing = {}
         for chunk in chunked(wanted):
             existing.update(
@@ -186,30 +208,46 @@ class Loader:
                 )
             )
         missing = [key for key in wanted if key not in existing]
-        stated = {
-            "name": cluster.name,
-            "source_papers": cluster.stated_papers,
-            "source_author_rows": cluster.author_rows,
-        }
         slugs = unique_slugs(NameCluster, [wanted[key] for key in missing])
-        created = NameCluster.objects.bulk_create(
+        created = [
+            NameCluster(
+                pk=pk,
+                key=key,
+                name=stated.get(key, (wanted[key],))[0],
+                slug=slug,
+                folded_key=arrowfile.folded_key(wanted[key]),
+                initials_key=arrowfile.initials_key(wanted[key]),
+                source_papers=stated.get(key, (None, None))[1],
+                source_author_rows=stated.get(key, (None, None, None))[2],
+            )
+            for pk, key, slug in zip(take_ids(NameCluster, len(missing)), missing, slugs,
+                                     strict=True)
+        ]  # fmt: skip
+        insert(
+            NameCluster,
+            ["id", "key", "name", "slug", "folded_key", "initials_key", "source_papers",
+             "source_author_rows"],
             [
-                NameCluster(
-                    key=key,
-                    slug=slug,
-                    folded_key=arrowfile.folded_key(wanted[key]),
-                    initials_key=arrowfile.initials_key(wanted[key]),
-                    **(stated if key == own_key else {"name": wanted[key]}),
-                )
-                for key, slug in zip(missing, slugs, strict=True)
+                (row.pk, row.key, row.name, row.slug, row.folded_key, row.initials_key,
+                 row.source_papers, row.source_author_rows)
+                for row in created
             ],
-            batch_size=BATCH,
-        )
+        )  # fmt: skip
         tally.clusters_new = len(created)
         existing.update((row.key, row) for row in created)
-        own = existing[own_key]
-        if any(getattr(own, field) != value for field, value in stated.items()):
-            NameCluster.objects.filter(pk=own.pk).update(**stated)
+        changed = [
+            (*values, existing[key].pk)
+            for key, values in stated.items()
+            if (existing[key].name, existing[key].source_papers, existing[key].source_author_rows)
+            != values
+        ]
+        if changed:
+            with connection.cursor() as cursor:
+                cursor.executemany(
+                    f"UPDATE {NameCluster._meta.db_table} SET name = %s, source_papers = %s, "
+                    "source_author_rows = %s WHERE id = %s",
+                    changed,
+                )
         return existing
 
     def authors(self, names: set[str], tally: Tally) -> dict[str, int]:
@@ -221,22 +259,85 @@ class Loader:
                 found.setdefault(author.name, author)
         ids = {name: author.live_identity().pk for name, author in found.items()}
         missing = sorted(names - ids.keys())
-        created = Author.objects.bulk_create(
-            [new_author(name) for name in missing], batch_size=BATCH
+        created = list(zip(take_ids(Author, len(missing)), missing, strict=True))
+        insert(
+            Author,
+            ["id", "name", "name_key", "base_key", "dblp_number"],
+            [(pk, *new_author(name)) for pk, name in created],
         )
         tally.authors_new = len(created)
-        ids.update((author.name, author.pk) for author in created)
+        ids.update((name, pk) for pk, name in created)
         return ids
 
 
-def new_author(name: str) -> Author:
+def refresh_clusters_since(watermark: int) -> None:
+    """Recount the clusters that received authorships after `watermark`, a range of
+    cluster ids at a time, each in its own short transaction."""
+    touched = Authorship.objects.filter(pk__gt=watermark).order_by().values("cluster_id").distinct()
+    bounds = NameCluster.objects.filter(pk__in=touched).aggregate(low=Min("pk"), high=Max("pk"))
+    if bounds["low"] is None:
+        return
+    for low in range(bounds["low"], bounds["high"] + 1, REFRESH_RANGE):
+        with transaction.atomic():
+            NameCluster.objects.filter(
+                pk__gte=low, pk__lt=low + REFRESH_RANGE, pk__in=touched
+            ).refresh_stats()
+
+
+def take_ids(model: type[models.Model], count: int) -> list[int]:
+    """`count` fresh primary keys for rows written by insert(). On SQLite the import's
+    transaction holds the write lock, so nobody else can take the ones after the largest;
+    on PostgreSQL they come from the table's own sequence."""
+    if not count:
+        return []
+    table = model._meta.db_table
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+                [table, count],
+            )
+            return [pk for (pk,) in cursor.fetchall()]
+        cursor.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}")
+        (largest,) = cursor.fetchone()
+    return list(range(largest + 1, largest + 1 + count))
+
+
+def insert(model: type[models.Model], names: list[str], rows: list[tuple]) -> None:
+    """Write rows of the named fields in one statement, the other columns at their
+    defaults: COPY on PostgreSQL, executemany elsewhere. No model instances: at a
+    million papers they cost more than the database does."""
+    if not rows:
+        return
+    fields = [model._meta.get_field(name) for name in names]
+    others = [
+        field
+        for field in model._meta.concrete_fields
+        if field.name not in names and field.attname not in names and not field.primary_key
+    ]
+    defaults = tuple(field.get_db_prep_save(field.get_default(), connection) for field in others)
+    columns = [field.column for field in fields] + [field.column for field in others]
+    table = model._meta.db_table
+    quoted = ", ".join(connection.ops.quote_name(column) for column in columns)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor, connection.wrap_database_errors:
+            raw = cursor.cursor  # psycopg's own, for COPY; its errors as Django's
+            with raw.copy(f"COPY {table} ({quoted}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row + defaults)
+        return
+    placeholders = ", ".join(["%s"] * len(columns))
+    with connection.cursor() as cursor:
+        cursor.executemany(
+            f"INSERT INTO {table} ({quoted}) VALUES ({placeholders})",
+            [row + defaults for row in rows],
+        )
+
+
+def new_author(name: str) -> tuple[str, str, str, int | None]:
+    """(name, name_key, base_key, dblp_number) of a new identity."""
     base, number = arrowfile.split_dblp_number(name)
-    return Author(
-        name=name,
-        name_key=arrowfile.name_key(name),
-        base_key=arrowfile.name_key(base),
-        dblp_number=number,
-    )
+    return name, arrowfile.name_key(name), arrowfile.name_key(base), number
 
 
 def unique_slugs(model: type[NameCluster | Venue], names: list[str]) -> list[str]:
@@ -282,6 +383,8 @@ class Command(BaseCommand):
         self.strict = strict
         self.loader = Loader()
         self.tally = Tally()
+        self.batch: list[tuple[Path, ClusterFile]] = []
+        self.batch_papers = 0
         # The bar goes where the summary goes, and only when that is a terminal.
         self.stream = options.get("stdout") or sys.stdout
         show_bar = self.stream.isatty()
@@ -289,12 +392,19 @@ class Command(BaseCommand):
         self.bar = tqdm(
             cluster_files(paths), total=total, unit="file", disable=not show_bar, file=self.stream
         )
+        # Authorships written from here on are this import's; their clusters are
+        # recounted once at the end instead of once per batch.
+        watermark = Authorship.objects.aggregate(largest=Max("pk"))["largest"] or 0
         # A dry run imports for real inside one transaction and rolls it back, so its
-        # figures are exactly what a real run would report. A real run commits file by
-        # file and never holds the write lock for longer than one file.
+        # figures are exactly what a real run would report. A real run commits batch by
+        # batch and holds the write lock for one batch at a time.
         with transaction.atomic() if dry_run else nullcontext():
-            for path in self.bar:
-                self.import_file(path)
+            try:
+                for path in self.bar:
+                    self.read_file(path)
+                self.flush()
+            finally:
+                refresh_clusters_since(watermark)
             if dry_run:
                 transaction.set_rollback(True)
         if not dry_run:
@@ -307,7 +417,7 @@ class Command(BaseCommand):
                 returncode=1,
             )
 
-    def import_file(self, path: Path) -> None:
+    def read_file(self, path: Path) -> None:
         self.tally.files += 1
         try:
             result = arrowfile.parse(arrowfile.decode(path.read_bytes()))
@@ -322,12 +432,35 @@ class Command(BaseCommand):
         if self.strict and result.warnings:
             warnings = counted(len(result.warnings), "warning")
             return self.reject(f"{path}: rejected: {warnings} under --strict")
+        self.batch.append((path, result.cluster))
+        self.batch_papers += len(result.cluster.papers)
+        if self.batch_papers >= BATCH_PAPERS or len(self.batch) >= BATCH_FILES:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the files read so far in one transaction; if the database refuses the
+        batch, write its files one by one, so that only the file at fault is rejected."""
+        batch, self.batch, self.batch_papers = self.batch, [], 0
+        if not batch:
+            return
+        try:
+            self.write([cluster for _, cluster in batch])
+        except DatabaseError:
+            if len(batch) == 1:
+                raise
+            for path, cluster in batch:
+                try:
+                    self.write([cluster])
+                except DatabaseError as error:
+                    self.reject(f"{path}: the database refused the file: {error}")
+
+    def write(self, files: list[ClusterFile]) -> None:
         try:
             with transaction.atomic():
-                tally = self.loader.load(result.cluster)
-        except DatabaseError as error:
+                tally = self.loader.load(files)
+        except DatabaseError:
             self.loader.pending_venues.clear()
-            return self.reject(f"{path}: the database refused the file: {error}")
+            raise
         self.loader.commit_cache()
         self.tally.add(tally)
 
