@@ -55,79 +55,96 @@ def papers(text: str):
         )  # fmt: skip
 
 
-def load(folder: Path, database: Path) -> dict[str, int]:
-    db = sqlite3.connect(database, isolation_level=None)
-    venues: dict[tuple[str, str], int] = {}
-    paper_ids: dict[bytes, int] = {}
-    authors: dict[str, int] = {}
-    clusters: dict[str, int] = {}
-    rows: dict[str, list[tuple]] = {}
-    pending = 0
+class Floor:
+    """Hands out ids from dictionaries and queues rows by statement."""
 
-    def flush() -> None:
-        db.execute("BEGIN IMMEDIATE")
-        for sql, values in rows.items():
-            db.executemany(sql, values)
-        db.execute("COMMIT")
-        rows.clear()
+    def __init__(self, database: Path) -> None:
+        self.db = sqlite3.connect(database, isolation_level=None)
+        self.venues: dict[tuple[str, str], int] = {}
+        self.papers: dict[bytes, int] = {}
+        self.authors: dict[str, int] = {}
+        self.clusters: dict[str, int] = {}
+        self.rows: dict[str, list[tuple]] = {}
 
-    def add(sql: str, row: tuple) -> None:
-        rows.setdefault(sql, []).append(row)
+    def flush(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+        for sql, values in self.rows.items():
+            self.db.executemany(sql, values)
+        self.db.execute("COMMIT")
+        self.rows.clear()
 
-    for path in files(folder):
-        text = path.read_bytes().decode("utf-8")
-        for venue, kind, year, paper_type, title, byline, abstract, pdf, doi in papers(text):
-            fingerprint = hashlib.sha1(f"{venue}\x1f{kind}\x1f{year}\x1f{title}".encode())
-            key = fingerprint.digest()
-            if key in paper_ids:
-                continue
-            paper_id = paper_ids[key] = len(paper_ids) + 1
-            if (venue, kind) not in venues:
-                venue_id = venues[venue, kind] = len(venues) + 1
-                add(
-                    "INSERT INTO clusters_venue (id, name, kind, slug) VALUES (?, ?, ?, ?)",
-                    (venue_id, venue, kind, f"v{venue_id}"),
-                )
-            add(
-                "INSERT INTO clusters_paper (id, venue_id, year, paper_type, title, abstract, "
-                "has_pdf, has_doi, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (paper_id, venues[venue, kind], year, paper_type, title, abstract, pdf, doi,
-                 fingerprint.hexdigest()),
-            )  # fmt: skip
-            for position, name in enumerate(byline, start=1):
-                if name not in authors:
-                    author_id = authors[name] = len(authors) + 1
-                    add(
-                        "INSERT INTO clusters_author (id, name, name_key, base_key, label, "
-                        "affiliation, orcid, homepage) VALUES (?, ?, ?, ?, '', '', '', '')",
-                        (author_id, name, name.lower(), name.lower()),
-                    )
-                cluster = name.lower()
-                if cluster not in clusters:
-                    cluster_id = clusters[cluster] = len(clusters) + 1
-                    add(
-                        "INSERT INTO clusters_namecluster (id, key, name, slug, folded_key, "
-                        "initials_key, paper_count, identity_count, spelling_count, "
-                        "first_year, last_year, is_curated, lock_reason) "
-                        "VALUES (?, ?, ?, ?, ?, ?, 0, 0, 0, 0, 0, 0, '')",
-                        (cluster_id, cluster, name, f"c{cluster_id}", cluster, cluster),
-                    )
-                add(
-                    "INSERT INTO clusters_authorship (paper_id, author_id, cluster_id, "
-                    "position, name_as_printed) VALUES (?, ?, ?, ?, ?)",
-                    (paper_id, authors[name], clusters[cluster], position, name),
-                )
-            add(
-                "INSERT INTO clusters_paper_fts (rowid, title, abstract, authors) "
-                "VALUES (?, ?, ?, ?)",
-                (paper_id, title, abstract, " ".join(byline)),
+    def add(self, sql: str, row: tuple) -> None:
+        self.rows.setdefault(sql, []).append(row)
+
+    def paper(self, venue, kind, year, paper_type, title, byline, abstract, pdf, doi) -> bool:
+        fingerprint = hashlib.sha1(f"{venue}\x1f{kind}\x1f{year}\x1f{title}".encode())
+        key = fingerprint.digest()
+        if key in self.papers:
+            return False
+        paper_id = self.papers[key] = len(self.papers) + 1
+        if (venue, kind) not in self.venues:
+            venue_id = self.venues[venue, kind] = len(self.venues) + 1
+            self.add(
+                "INSERT INTO clusters_venue (id, name, kind, slug) VALUES (?, ?, ?, ?)",
+                (venue_id, venue, kind, f"v{venue_id}"),
             )
-            pending += 1
+        self.add(
+            "INSERT INTO clusters_paper (id, venue_id, year, paper_type, title, abstract, "
+            "has_pdf, has_doi, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (paper_id, self.venues[venue, kind], year, paper_type, title, abstract, pdf, doi,
+             fingerprint.hexdigest()),
+        )  # fmt: skip
+        for position, name in enumerate(byline, start=1):
+            self.add(
+                "INSERT INTO clusters_authorship (paper_id, author_id, cluster_id, "
+                "position, name_as_printed) VALUES (?, ?, ?, ?, ?)",
+                (paper_id, self.author(name), self.cluster(name), position, name),
+            )
+        self.add(
+            "INSERT INTO clusters_paper_fts (rowid, title, abstract, authors) VALUES (?, ?, ?, ?)",
+            (paper_id, title, abstract, " ".join(byline)),
+        )
+        return True
+
+    def author(self, name: str) -> int:
+        if name not in self.authors:
+            author_id = self.authors[name] = len(self.authors) + 1
+            self.add(
+                "INSERT INTO clusters_author (id, name, name_key, base_key, label, "
+                "affiliation, orcid, homepage) VALUES (?, ?, ?, ?, '', '', '', '')",
+                (author_id, name, name.lower(), name.lower()),
+            )
+        return self.authors[name]
+
+    def cluster(self, name: str) -> int:
+        key = name.lower()
+        if key not in self.clusters:
+            cluster_id = self.clusters[key] = len(self.clusters) + 1
+            self.add(
+                "INSERT INTO clusters_namecluster (id, key, name, slug, folded_key, "
+                "initials_key, paper_count, identity_count, spelling_count, "
+                "first_year, last_year, is_curated, lock_reason) "
+                "VALUES (?, ?, ?, ?, ?, ?, 0, 0, 0, 0, 0, 0, '')",
+                (cluster_id, key, name, f"c{cluster_id}", key, key),
+            )
+        return self.clusters[key]
+
+
+def load(folder: Path, database: Path) -> dict[str, int]:
+    floor = Floor(database)
+    pending = 0
+    for path in files(folder):
+        for paper in papers(path.read_bytes().decode("utf-8")):
+            pending += floor.paper(*paper)
             if pending == 10_000:
-                flush()
+                floor.flush()
                 pending = 0
-    flush()
-    return {"papers": len(paper_ids), "authors": len(authors), "clusters": len(clusters)}
+    floor.flush()
+    return {
+        "papers": len(floor.papers),
+        "authors": len(floor.authors),
+        "clusters": len(floor.clusters),
+    }
 
 
 def main() -> None:

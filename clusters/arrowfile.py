@@ -130,7 +130,11 @@ def name_key(name: str) -> str:
 def fold(text: str) -> str:
     """Diacritics dropped ("Cédric" -> "Cedric"), and the letters that carry no
     separable accent spelled as Latin readers type them ("Łukasz" -> "Lukasz")."""
+    if text.isascii():  # most titles and abstracts: nothing to fold, and fast to tell
+        return text
     decomposed = unicodedata.normalize("NFKD", text)
+    if decomposed.isascii():
+        return decomposed
     plain = "".join(char for char in decomposed if not unicodedata.combining(char))
     return plain.translate(LATIN_LETTERS)
 
@@ -186,6 +190,14 @@ def parse_venue_line(line: str) -> tuple[str, str, int, str] | None:
 
 def _blocks(text: str) -> tuple[list[tuple[int, list[str]]], list[FormatWarning]]:
     """Split into blocks of non-empty lines, each with the number of its first line."""
+    if _tidy(text):  # the common case, and much faster: no line can be blank but
+        blocks = []  # the single ones between blocks
+        number = 1
+        for chunk in text.split("\n\n"):
+            lines = chunk.split("\n")
+            blocks.append((number, lines))
+            number += len(lines) + 1
+        return blocks, []
     blocks: list[tuple[int, list[str]]] = []
     warnings: list[FormatWarning] = []
     blank_run = 0
@@ -201,6 +213,16 @@ def _blocks(text: str) -> tuple[list[tuple[int, list[str]]], list[FormatWarning]
         blocks[-1][1].append(line)
         blank_run = 0
     return blocks, warnings
+
+
+def _tidy(text: str) -> bool:
+    """No CR, no trailing blanks, no runs of empty lines, no empty line first or last."""
+    return (
+        bool(text)
+        and not text.startswith("\n")
+        and not text.endswith(("\n", " ", "\t"))
+        and not any(mark in text for mark in ("\r", " \n", "\t\n", "\n\n\n"))
+    )
 
 
 def _links(line: str) -> tuple[bool, bool] | None:

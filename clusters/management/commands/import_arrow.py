@@ -70,28 +70,26 @@ class Tally:
             setattr(self, field.name, getattr(self, field.name) + getattr(other, field.name))
 
 
+VENUE_LIMIT = Venue._meta.get_field("name").max_length
+KIND_LIMIT = Venue._meta.get_field("kind").max_length
+TYPE_LIMIT = Paper._meta.get_field("paper_type").max_length
+
+
 def check_storage_limits(cluster: ClusterFile) -> None:
     """Lengths the columns hold; raises before anything is written."""
-    limits = [
-        (cluster.name, NAME_LENGTH, "cluster name", 3),
-    ]
+    too_long(cluster.name, NAME_LENGTH, "cluster name", 3)
     for paper in cluster.papers:
-        limits += [
-            (paper.venue, Venue._meta.get_field("name").max_length, "venue name", paper.line),
-            (paper.venue_kind, Venue._meta.get_field("kind").max_length, "venue kind", paper.line),
-            (
-                paper.paper_type,
-                Paper._meta.get_field("paper_type").max_length,
-                "paper type",
-                paper.line,
-            ),
-        ]
-        limits += [(author, NAME_LENGTH, "author name", paper.line) for author in paper.authors]
-    for text, limit, what, line in limits:
-        if len(text) > limit:
-            raise ArrowFormatError(
-                line, f"{what} is {len(text)} characters long; at most {limit} fit"
-            )
+        too_long(paper.venue, VENUE_LIMIT, "venue name", paper.line)
+        too_long(paper.venue_kind, KIND_LIMIT, "venue kind", paper.line)
+        too_long(paper.paper_type, TYPE_LIMIT, "paper type", paper.line)
+        if max(map(len, paper.authors)) > NAME_LENGTH:
+            longest = max(paper.authors, key=len)
+            too_long(longest, NAME_LENGTH, "author name", paper.line)
+
+
+def too_long(text: str, limit: int, what: str, line: int) -> None:
+    if len(text) > limit:
+        raise ArrowFormatError(line, f"{what} is {len(text)} characters long; at most {limit} fit")
 
 
 class Loader:
