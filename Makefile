@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1:8000
 
-.PHONY: install run test lint
+.PHONY: install run test lint bench
 
 install: $(VENV)/.installed
 
@@ -30,3 +30,10 @@ lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/python manage.py check --fail-level WARNING
 	$(BIN)/python manage.py makemigrations --check --dry-run
+
+# The benchmark (bench/run.py): generate SIZE papers, import next to the floor, load the
+# pages with wrk, time search and curation on SQLite and PostgreSQL; writes BENCHMARKS.md.
+SIZE ?= 20000
+bench: install
+	command -v wrk >/dev/null || apt-get install -y wrk
+	$(BIN)/python bench/run.py --papers $(SIZE)

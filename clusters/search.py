@@ -70,13 +70,17 @@ class SQLiteBackend:
         return f"SELECT rowid FROM {TABLE} WHERE {TABLE} MATCH %s", [self.expression(terms)]
 
     def rank(self, terms: list[Term], ids: list[int], limit: int, offset: int) -> tuple[str, list]:
-        # Title matches weigh most, then names, then the abstract.
+        # Title matches weigh most, then names, then the abstract. FTS5 scores rows only
+        # while it walks a MATCH: asking it for each candidate by rowid re-runs the MATCH
+        # per row (0.5 s for 2,000), so the matches within the candidates' id range are
+        # scored in one walk, then narrowed to the candidates.
         sql = (
-            f"SELECT rowid FROM {TABLE} WHERE {TABLE} MATCH %s "
-            "AND rowid IN (SELECT value FROM json_each(%s)) "
-            f"ORDER BY bm25({TABLE}, 10.0, 1.0, 4.0), rowid DESC LIMIT %s OFFSET %s"
+            f"WITH scored AS MATERIALIZED (SELECT rowid AS id, bm25({TABLE}, 10.0, 1.0, 4.0) "
+            f"AS score FROM {TABLE} WHERE {TABLE} MATCH %s AND rowid BETWEEN %s AND %s) "
+            "SELECT id FROM scored WHERE id IN (SELECT value FROM json_each(%s)) "
+            "ORDER BY score, id DESC LIMIT %s OFFSET %s"
         )
-        return sql, [self.expression(terms), _json(ids), limit, offset]
+        return sql, [self.expression(terms), min(ids), max(ids), _json(ids), limit, offset]
 
 
 class PostgreSQLBackend:

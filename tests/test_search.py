@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from django.db.models.expressions import RawSQL
 
 from clusters import search
 from clusters.models import Paper
 from clusters.search import QueryError, Term
+from clusters.views import searching
 
 from .conftest import make_paper, run_import, write_dump
 
@@ -127,6 +129,21 @@ def test_a_title_match_ranks_above_an_abstract_match(client, corpus):
 
 
 @pytestmark_db
+def test_past_the_facet_limit_facets_count_the_newest_matches_and_say_so(
+    client, corpus, monkeypatch
+):
+    monkeypatch.setattr(searching, "FACET_LIMIT", 2)
+    response = client.get("/search/?q=privacy")
+    data = response.context["data"]
+    assert data["total"] == 3 and data["facets_among"] == 2
+    assert sum(f["count"] for f in data["facets"]["venue"]) == 2
+    matches = RawSQL(*search.matching(search.parse_query("privacy")))
+    newest = Paper.objects.filter(pk__in=matches).order_by("-pk")[:2]
+    assert {f["label"] for f in data["facets"]["venue"]} == {p.venue.name for p in newest}
+    assert "Counted among the 2 newest matches." in response.content.decode()
+
+
+@pytestmark_db
 def test_filters_facets_and_sorting(client, corpus):
     data = client.get("/search/?q=privacy").context["data"]
     assert data["total"] == 3
@@ -185,10 +202,10 @@ def test_the_index_follows_imports_and_can_be_rebuilt(client, corpus, tmp_path):
 
 @pytestmark_db
 def test_search_costs_a_fixed_number_of_queries(client, corpus, django_assert_num_queries):
-    # names; count; facets by venue, year and type; ranked candidates; rank; papers;
-    # bylines; the venue filter's choices
-    with django_assert_num_queries(10):
+    # names; count; facets by venue, year and type together; ranked candidates; rank;
+    # papers; bylines; the venue filter's choices
+    with django_assert_num_queries(8):
         client.get("/search/?q=privacy")
     # the chosen venue is checked, then the newest matches are counted off directly
-    with django_assert_num_queries(10):
+    with django_assert_num_queries(8):
         client.get("/search/?q=privacy&venue=icml&sort=newest")

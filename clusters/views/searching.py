@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from django.core.paginator import Paginator
@@ -22,16 +23,25 @@ PER_PAGE = 25
 # Ranking every match of a common word takes seconds at a million papers: the newest
 # RANK_LIMIT matches are ranked, and the page says so.
 RANK_LIMIT = 2000
+# Facet counts cost a grouped scan of the matches: past this many, of the newest only.
+FACET_LIMIT = 2000
 SORTS = {"relevance": None, "newest": ["-year", "-pk"], "oldest": ["year", "pk"]}
 
 
-def facets(request: HttpRequest, matches: QuerySet, capped: bool) -> dict[str, list[dict]]:
-    """Counts by venue, year and type, each with a link that applies it (3 queries).
-    Past the count cap they are counted over the newest matches only."""
-    if capped:
-        newest = matches.order_by("-pk").values("pk")[: paging.COUNT_CAP]
+def facets(request: HttpRequest, matches: QuerySet, total: int) -> dict[str, list[dict]]:
+    """Counts by venue, year and type, each with a link that applies it, from one
+    grouped query. Past FACET_LIMIT matches they count the newest FACET_LIMIT only."""
+    if total > FACET_LIMIT:
+        newest = matches.order_by("-pk").values("pk")[:FACET_LIMIT]
         matches = Paper.objects.filter(pk__in=Subquery(newest))
-    counted = matches.order_by()
+    groups = matches.order_by().values("venue__slug", "venue__name", "year", "paper_type")
+    venues: Counter = Counter()
+    years: Counter = Counter()
+    types: Counter = Counter()
+    for row in groups.annotate(n=Count("pk")):
+        venues[row["venue__slug"], row["venue__name"]] += row["n"]
+        years[row["year"]] += row["n"]
+        types[row["paper_type"]] += row["n"]
 
     def link(**params: object) -> str:
         query = request.GET.copy()
@@ -41,36 +51,25 @@ def facets(request: HttpRequest, matches: QuerySet, capped: bool) -> dict[str, l
             query[name] = str(value)
         return f"?{query.urlencode()}"
 
-    venues = counted.values("venue__slug", "venue__name").annotate(n=Count("pk"))
-    years = counted.values("year").annotate(n=Count("pk"))
-    types = counted.values("paper_type").annotate(n=Count("pk"))
     return {
         "venue": [
-            {
-                "value": row["venue__slug"],
-                "label": row["venue__name"],
-                "count": row["n"],
-                "url": link(venue=row["venue__slug"]),
-            }
-            for row in venues.order_by("-n", "venue__name")[:15]
+            {"value": slug, "label": name, "count": n, "url": link(venue=slug)}
+            for (slug, name), n in sorted(venues.items(), key=lambda item: (-item[1], item[0][1]))[
+                :15
+            ]
         ],
         "year": [
             {
-                "value": row["year"],
-                "label": str(row["year"]),
-                "count": row["n"],
-                "url": link(year_from=row["year"], year_to=row["year"]),
+                "value": year,
+                "label": str(year),
+                "count": n,
+                "url": link(year_from=year, year_to=year),
             }
-            for row in years.order_by("-year")[:30]
-        ],
+            for year, n in sorted(years.items(), reverse=True)[:30]
+        ],  # fmt: skip
         "type": [
-            {
-                "value": row["paper_type"],
-                "label": row["paper_type"] or "(none)",
-                "count": row["n"],
-                "url": link(type=row["paper_type"]),
-            }
-            for row in types.order_by("-n", "paper_type")[:10]
+            {"value": kind, "label": kind or "(none)", "count": n, "url": link(type=kind)}
+            for kind, n in sorted(types.items(), key=lambda item: (-item[1], item[0]))[:10]
         ],
     }
 
@@ -97,6 +96,7 @@ def search(request: HttpRequest) -> HttpResponse:
         "total_is_lower_bound": False,
         "ranked_among": None,
         "facets": {"venue": [], "year": [], "type": []},
+        "facets_among": None,
         "page": None,
         "notices": notices,
     }
@@ -120,7 +120,8 @@ def run(request: HttpRequest, terms: list, papers: QuerySet, sort: str, data: di
         terms=[word for term in terms for word in term.words],
         total=total,
         total_is_lower_bound=capped,
-        facets=facets(request, matches, capped),
+        facets=facets(request, matches, total),
+        facets_among=min(total, FACET_LIMIT) if total > FACET_LIMIT else None,
     )
     if not total:
         return

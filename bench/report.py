@@ -1,0 +1,142 @@
+"""BENCHMARKS.md from one run's figures (bench/run.py writes them as JSON too)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+TARGETS = {"cluster": 100, "identity": 100, "paper": 100}
+
+
+def write(figures: dict, papers: int, out: Path) -> None:
+    f = figures
+    machine = f["machine"]
+    lines = [
+        "# Benchmarks",
+        "",
+        f"One run of `make bench SIZE={papers}` (`bench/run.py`): every figure below comes",
+        "from the same run on the same machine, and each ratio compares two of them.",
+        "",
+        "## Machine",
+        "",
+        *(f"- {key}: {value}" for key, value in machine.items()),
+        "",
+        "## The dump",
+        "",
+        f"- {f.get('generate', 'generated earlier by bench/generate.py, same seed')}",
+        "",
+        "## Import",
+        "",
+        "The floor (`bench/floor.py`) is the least work that stores the same rows: split",
+        "the text with str.split, no checks, ids from in-memory dictionaries, sqlite3",
+        "`executemany` into the same tables, with the same unique constraints and indexes,",
+        "including the full-text index; no cluster statistics.",
+        "",
+        "| | wall time | peak RSS |",
+        "|---|---|---|",
+        f"| floor, SQLite | {f['floor_s']} s | {f['floor_rss_mb']} MB |",
+        f"| import_arrow, SQLite | {f['import_sqlite_s']} s | {f['import_sqlite_rss_mb']} MB |",
+        f"| import_arrow, PostgreSQL (COPY) | {f['import_postgresql_s']} s "
+        f"| {f['import_postgresql_rss_mb']} MB |",
+        "",
+        f"**import / floor on SQLite: {f['import_ratio']}×** (target: within 3×).",
+        "",
+        f"SQLite: `{f['import_sqlite_summary']}`",
+        "",
+        "## Pages under load",
+        "",
+        "gunicorn, 4 workers, DEBUG off, whitenoise; wrk over loopback with 2 threads and",
+        "8 connections on the same 2 cores, after a 3-second warm-up, requesting paths",
+        "picked by `bench/targets.py` (ordinary pages plus the heaviest: the largest",
+        "clusters, the most prolific identities, the longest bylines).",
+        "",
+        "| database | page | p50 | p99 | requests/s | requests | errors |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for vendor in ("sqlite", "postgresql"):
+        for page in ("cluster", "identity", "paper", "list", "venue", "search"):
+            row = f.get(f"pages_{vendor}_{page}")
+            if not row:
+                continue
+            errors = row["errors"] + (0 if row["socket_errors"] == "none" else 1)
+            target = TARGETS.get(page)
+            mark = "" if target is None else (" ✓" if row["p99_ms"] < target else " ✗")
+            lines.append(
+                f"| {vendor} | {page} | {row['p50_ms']} ms | {row['p99_ms']} ms{mark} "
+                f"| {row['requests_per_s']} | {row['requests']} | {errors} |"
+            )
+    lines += [
+        "",
+        "✓/✗: p99 against the 100 ms target for cluster, identity and paper pages.",
+        "",
+        "## Search",
+        "",
+        "The search page in process (`bench/search.py`: view, queries and template),",
+        "5 times each over rare words, two-word queries, words in nearly every paper,",
+        "phrases and prefixes.",
+        "",
+        "| database | p50 | p99 | rare word | two words | common word | phrase | prefix |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    kinds = ("rare_word", "two_words", "common_word", "phrase", "prefix")
+    for vendor in ("sqlite", "postgresql"):
+        prefix = f"search_{vendor}_"
+        if f"{prefix}p50_ms" not in f:
+            continue
+        cells = " | ".join(
+            f"{f[prefix + kind + '_p50_ms']} ms ({f[prefix + kind + '_median_hits']:,} hits)"
+            for kind in kinds
+        )
+        lines.append(
+            f"| {vendor} | {f[prefix + 'p50_ms']} ms | {f[prefix + 'p99_ms']} ms | {cells} |"
+        )
+    lines += [
+        "",
+        "Target: p50 under 50 ms on both databases.",
+        "",
+        "## Curation",
+        "",
+        "`bench/curation.py`: a 12,000-paper cluster is added to the million-paper database,",
+        "5,000 papers of one identity are split off, then merged into another identity",
+        "(plan and apply, through `Edit`, as the pages do).",
+        "",
+        "| database | split of 5,000 | merge of 5,000 |",
+        "|---|---|---|",
+    ]
+    for vendor in ("sqlite", "postgresql"):
+        split, merge = f.get(f"curation_{vendor}_split_s"), f.get(f"curation_{vendor}_merge_s")
+        if split is not None:
+            lines.append(f"| {vendor} | {split} s | {merge} s |")
+    lines += ["", "Target: each under one second.", ""]
+    lines += extra_sections(f)
+    lines += [
+        "## Rerun",
+        "",
+        "```",
+        f"make bench SIZE={papers}     # SIZE=20000 (the default) takes a few minutes",
+        "```",
+        "",
+        "It installs wrk if missing, generates the dump into $ARROW_BENCH_DIR",
+        "(/tmp/arrow-bench) once per size, and rewrites this file.",
+        "",
+    ]
+    out.write_text("\n".join(lines))
+
+
+def extra_sections(f: dict) -> list[str]:
+    """Sections other parts of the benchmark add (suggestions, evaluation)."""
+    lines = []
+    for vendor in ("sqlite", "postgresql"):
+        key = f"suggest_{vendor}"
+        if key in f:
+            if not lines:
+                lines += [
+                    "## Split suggestions",
+                    "",
+                    "Time to compute suggestions for the largest cluster, cache cold.",
+                    "",
+                    "| database | cluster | papers | seconds |",
+                    "|---|---|---|---|",
+                ]
+            row = f[key]
+            lines.append(f"| {vendor} | {row['name']} | {row['papers']:,} | {row['seconds']} s |")
+    return [*lines, ""] if lines else []

@@ -1,0 +1,254 @@
+"""The benchmark: generate a dump, import it next to the floor, serve it under load,
+search it, curate it, and write BENCHMARKS.md.
+
+    make bench SIZE=1000000          # or: .venv/bin/python bench/run.py --papers N
+
+Everything is measured in this one run on this one machine, so the ratios compare like
+with like. Work files go to $ARROW_BENCH_DIR (default /tmp/arrow-bench); a dump of the
+same size is generated once and reused. PostgreSQL is the server at $ARROW_BENCH_PG
+(default postgres://postgres@127.0.0.1:5432); the database `arrow_bench` there is
+dropped and made again. wrk must be on the PATH (`make bench` installs it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+PAGES = ("cluster", "identity", "paper", "list", "venue", "search")
+
+
+@dataclass
+class Step:
+    seconds: float
+    peak_rss_mb: float
+    output: str
+
+
+@dataclass
+class Report:
+    papers: int
+    figures: dict = field(default_factory=dict)
+
+    def add(self, key: str, value) -> None:
+        self.figures[key] = value
+        print(f"  {key}: {value}", flush=True)
+
+
+def run(args: list[str], env: dict[str, str] | None = None) -> Step:
+    """Run a command to its end; its wall time and its own peak resident memory."""
+    started = time.monotonic()
+    process = subprocess.Popen(
+        args, cwd=ROOT, env={**os.environ, **(env or {})}, stdout=subprocess.PIPE, text=True
+    )
+    output = process.stdout.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.monotonic() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(args)} failed:\n{output}")
+    return Step(seconds, usage.ru_maxrss / 1024, output)
+
+
+def manage(database: str, *args: str) -> Step:
+    return run([PYTHON, "manage.py", *args], {"DATABASE_URL": database})
+
+
+def fresh_postgres(url: str, name: str) -> str:
+    import psycopg
+
+    with psycopg.connect(f"{url}/postgres", autocommit=True) as connection:
+        connection.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        connection.execute(f"CREATE DATABASE {name}")
+    return f"{url}/{name}"
+
+
+def fresh_sqlite(path: Path) -> str:
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return f"sqlite:///{path}"
+
+
+def machine() -> dict[str, str]:
+    cpu = next(
+        (line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if "model name" in line),
+        platform.processor(),
+    )
+    memory = next(int(line.split()[1]) for line in open("/proc/meminfo") if "MemTotal" in line)
+    postgres = subprocess.run(
+        ["psql", "--version"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    return {
+        "cpu": f"{os.cpu_count()} × {cpu}",
+        "memory": f"{memory / 1024**2:.0f} GiB",
+        "python": platform.python_version(),
+        "sqlite": sqlite3.sqlite_version,
+        "postgresql": postgres or "unknown",
+        "system": platform.platform(),
+    }
+
+
+def import_figures(report: Report, work: Path, dump: Path, pg_url: str) -> dict[str, str]:
+    floor_db = fresh_sqlite(work / "floor.sqlite3")
+    manage(floor_db, "migrate", "--verbosity", "0")
+    floor = run([PYTHON, "bench/floor.py", str(dump), str(work / "floor.sqlite3")])
+    report.add("floor_s", round(floor.seconds, 1))
+    report.add("floor_rss_mb", round(floor.peak_rss_mb))
+    databases = {
+        "sqlite": fresh_sqlite(work / f"arrow-{report.papers}.sqlite3"),
+        "postgresql": fresh_postgres(pg_url, "arrow_bench"),
+    }
+    for vendor, url in databases.items():
+        manage(url, "migrate", "--verbosity", "0")
+        step = manage(url, "import_arrow", str(dump))
+        report.add(f"import_{vendor}_s", round(step.seconds, 1))
+        report.add(f"import_{vendor}_rss_mb", round(step.peak_rss_mb))
+        report.add(f"import_{vendor}_summary", step.output.strip())
+    report.add("import_ratio", round(report.figures["import_sqlite_s"] / floor.seconds, 2))
+    return databases
+
+
+def targets(database: str, work: Path) -> dict[str, list[str]]:
+    """Paths to load, per kind of page, picked from the database (bench/targets.py)."""
+    out = work / "targets.json"
+    run([PYTHON, "bench/targets.py", str(out)], {"DATABASE_URL": database})
+    return json.loads(out.read_text())
+
+
+WRK_SCRIPT = """
+local paths = {}
+for line in io.lines("%s") do paths[#paths + 1] = line end
+math.randomseed(7)
+request = function()
+  return wrk.format("GET", paths[math.random(#paths)])
+end
+"""
+
+
+def load_pages(report: Report, vendor: str, database: str, work: Path, seconds: int) -> None:
+    """A production server (gunicorn, whitenoise) loaded by wrk over loopback."""
+    paths = targets(database, work)
+    env = {
+        **os.environ,
+        "DATABASE_URL": database,
+        "DEBUG": "false",
+        "SECRET_KEY": "bench-only-" + "x" * 50,
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "SECURE_SSL_REDIRECT": "false",  # plain HTTP over loopback
+    }
+    subprocess.run(
+        [PYTHON, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
+    )
+    server = subprocess.Popen(
+        [PYTHON, "-m", "gunicorn", "arrow_site.wsgi", "--workers", "4", "--bind",
+         "127.0.0.1:8765", "--log-level", "warning"],
+        cwd=ROOT, env=env,
+    )  # fmt: skip
+    try:
+        wait_for("http://127.0.0.1:8765/")
+        for page in PAGES:
+            listing = work / f"paths-{page}.txt"
+            listing.write_text("\n".join(paths[page]) + "\n")
+            script = work / f"paths-{page}.lua"
+            script.write_text(WRK_SCRIPT % listing)
+            # Warm each worker's connection and caches before measuring.
+            subprocess.run(
+                ["wrk", "-t2", "-c4", "-d3s", "-s", str(script), "http://127.0.0.1:8765"],
+                capture_output=True, check=True,
+            )  # fmt: skip
+            result = subprocess.run(
+                ["wrk", "-t2", "-c8", f"-d{seconds}s", "--latency", "-s", str(script),
+                 "http://127.0.0.1:8765"],
+                capture_output=True, text=True, check=True,
+            ).stdout  # fmt: skip
+            report.add(f"pages_{vendor}_{page}", parse_wrk(result))
+    finally:
+        server.terminate()
+        server.wait()
+
+
+def wait_for(url: str) -> None:
+    import urllib.request
+
+    for _ in range(100):
+        try:
+            urllib.request.urlopen(url, timeout=2)
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise SystemExit(f"the server at {url} did not answer")
+
+
+def milliseconds(text: str) -> float:
+    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s)", text).groups()
+    return float(number) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
+
+
+def parse_wrk(output: str) -> dict:
+    latency = dict(re.findall(r"^\s+(50|99)%\s+(\S+)$", output, re.MULTILINE))
+    requests = re.search(r"^\s*(\d+) requests in", output, re.MULTILINE)
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    sockets = re.search(r"Socket errors: (.*)$", output, re.MULTILINE)
+    return {
+        "p50_ms": round(milliseconds(latency["50"]), 1),
+        "p99_ms": round(milliseconds(latency["99"]), 1),
+        "requests_per_s": round(float(re.search(r"Requests/sec:\s+([\d.]+)", output)[1])),
+        "requests": int(requests[1]),
+        "errors": int(errors[1]) if errors else 0,
+        "socket_errors": sockets[1].strip() if sockets else "none",
+    }
+
+
+def in_process(report: Report, vendor: str, database: str) -> None:
+    """Search latency, curation and suggestions, timed inside one process each."""
+    for script, prefix in (("bench/search.py", "search"), ("bench/curation.py", "curation")):
+        step = run([PYTHON, script, "--json"], {"DATABASE_URL": database})
+        figures = json.loads(step.output.strip().splitlines()[-1])
+        for key, value in figures.items():
+            report.add(f"{prefix}_{vendor}_{key}", value)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--papers", type=int, default=20_000)
+    parser.add_argument("--seconds", type=int, default=15, help="wrk time per page kind")
+    parser.add_argument("--out", type=Path, default=ROOT / "BENCHMARKS.md")
+    options = parser.parse_args()
+    if not shutil.which("wrk"):
+        raise SystemExit("wrk is not installed: `apt-get install wrk` (make bench does)")
+    work = Path(os.environ.get("ARROW_BENCH_DIR", "/tmp/arrow-bench"))
+    work.mkdir(parents=True, exist_ok=True)
+    pg_url = os.environ.get("ARROW_BENCH_PG", "postgres://postgres@127.0.0.1:5432")
+    report = Report(options.papers)
+    report.add("machine", machine())
+    dump = work / f"dump-{options.papers}"
+    if not dump.exists():
+        step = run(
+            [PYTHON, "bench/generate.py", "--papers", str(options.papers), "--out", str(dump)]
+        )
+        report.add("generate", step.output.strip())
+    databases = import_figures(report, work, dump, pg_url)
+    for vendor, database in databases.items():
+        in_process(report, vendor, database)
+        load_pages(report, vendor, database, work, options.seconds)
+    (work / f"figures-{options.papers}.json").write_text(json.dumps(report.figures, indent=1))
+    from bench.report import write
+
+    write(report.figures, options.papers, options.out)
+    print(f"wrote {options.out}")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    main()

@@ -1,0 +1,82 @@
+"""Time the search page in process (Django's test client: the view, its queries and
+its template), over query kinds from rare words to words in nearly every paper.
+
+    DATABASE_URL=... .venv/bin/python bench/search.py [--json]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arrow_site.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.db.models.expressions import RawSQL  # noqa: E402
+from django.test import Client  # noqa: E402
+from django.test.utils import setup_test_environment  # noqa: E402
+
+from clusters import search  # noqa: E402
+from clusters.models import Paper  # noqa: E402
+
+REPEAT = 5
+
+
+def queries() -> dict[str, list[str]]:
+    largest = Paper.objects.order_by("-pk").values_list("pk", flat=True).first()
+    step = max(1, largest // 40)
+    titles = Paper.objects.filter(pk__in=range(1, largest + 1, step)).values_list(
+        "title", flat=True
+    )
+    titles = list(titles[:40])
+    return {
+        "rare word": [title.split()[-1] for title in titles[:20]],
+        "two words": [" ".join(title.split()[-2:]) for title in titles[20:40]],
+        "common word": ["learning", "graph", "neural", "model"],
+        "phrase": ['"neural graph"', '"learning robot"'],
+        "prefix": ["lear*", "gra*"],
+    }
+
+
+def main() -> None:
+    setup_test_environment()
+    client = Client(HTTP_HOST="127.0.0.1")
+    timings: dict[str, list[float]] = {}
+    hits: dict[str, list[int]] = {}
+    for kind, texts in queries().items():
+        for text in texts:
+            terms = search.parse_query(text)
+            matches = Paper.objects.filter(pk__in=RawSQL(*search.matching(terms)))
+            hits.setdefault(kind, []).append(matches.count())
+            for _ in range(REPEAT):
+                started = time.perf_counter()
+                response = client.get("/search/", {"q": text})
+                timings.setdefault(kind, []).append((time.perf_counter() - started) * 1000)
+                assert response.status_code == 200, (text, response.status_code)
+    every = [ms for values in timings.values() for ms in values]
+    figures = {"p50_ms": round(statistics.median(every), 1), "p99_ms": round(p99(every), 1)}
+    for kind, values in timings.items():
+        figures[f"{kind.replace(' ', '_')}_p50_ms"] = round(statistics.median(values), 1)
+        figures[f"{kind.replace(' ', '_')}_median_hits"] = int(statistics.median(hits[kind]))
+    if "--json" in sys.argv:
+        print(json.dumps(figures))
+    else:
+        for key, value in figures.items():
+            print(f"{key}: {value}")
+
+
+def p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+
+
+if __name__ == "__main__":
+    main()
