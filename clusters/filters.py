@@ -77,6 +77,42 @@ class ClusterFilter(PaperRangeMixin, django_filters.FilterSet):
         )
 
 
+class AmbiguityFilter(django_filters.FilterSet):
+    """The ambiguity dashboard's filters; it always sorts worst first."""
+
+    name = NameKeyFilter(field_name="key", lookup_expr="contains", label="Name contains")
+    min_papers = django_filters.NumberFilter(
+        field_name="paper_count", lookup_expr="gte", label="At least this many papers", min_value=1
+    )
+    min_people = django_filters.NumberFilter(
+        field_name="suggested_people",
+        lookup_expr="gte",
+        label="At least this many suggested people",
+        min_value=1,
+    )
+    curated = django_filters.ChoiceFilter(
+        method="filter_curated",
+        label="Curated",
+        choices=[("no", "not yet curated"), ("yes", "already curated")],
+        empty_label="either",
+    )
+    several_rows = django_filters.BooleanFilter(
+        method="filter_several_rows",
+        label="Only names the source held as several author rows",
+        widget=forms.CheckboxInput,
+    )
+
+    class Meta:
+        model = NameCluster
+        fields: list[str] = []
+
+    def filter_curated(self, qs: QuerySet, name: str, value: str) -> QuerySet:
+        return qs.filter(is_curated=value == "yes") if value else qs
+
+    def filter_several_rows(self, qs: QuerySet, name: str, value: bool) -> QuerySet:
+        return qs.filter(source_author_rows__gt=1) if value else qs
+
+
 class PaperFilter(django_filters.FilterSet):
     venue = django_filters.ModelChoiceFilter(
         queryset=Venue.objects.all(), to_field_name="slug", label="Venue"

@@ -15,6 +15,12 @@ urlpatterns = [
     path("venues/<str:slug>/<int:year>/", views.venue_detail, name="venue-year"),
     path("search/", views.search, name="search"),
     path("clusters/<str:slug>/split/", views.cluster_split, name="cluster-split"),
+    path(
+        "clusters/<str:slug>/suggestions/",
+        views.cluster_suggestions,
+        name="cluster-suggestions",
+    ),
+    path("ambiguous/", views.ambiguity_dashboard, name="ambiguity"),
     path("clusters/<str:slug>/move/", views.cluster_move, name="cluster-move"),
     path("clusters/<str:slug>/merge/", views.cluster_merge, name="cluster-merge"),
     path("clusters/<str:slug>/distinct/", views.cluster_distinct, name="cluster-distinct"),

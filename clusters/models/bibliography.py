@@ -185,6 +185,11 @@ class NameCluster(models.Model):
     )
     locked_at = models.DateTimeField(null=True, blank=True)
     lock_reason = models.CharField(max_length=300, blank=True)
+    # From the newest split suggestion (clusters.models.suggesting): how many people the
+    # name seems to hold, and the ambiguity dashboard's ranking. Null: not scored yet.
+    suggested_people = models.PositiveIntegerField(null=True, blank=True)
+    ambiguity = models.FloatField(default=0)
+    ambiguity_scored_at = models.DateTimeField(null=True, blank=True)
 
     objects = NameClusterQuerySet.as_manager()
 
@@ -205,6 +210,8 @@ class NameCluster(models.Model):
             models.Index(fields=["-identity_count", "key"], name="namecluster_identities_idx"),
             # The cluster list sorted by most recent paper.
             models.Index(fields=["-last_year", "key"], name="namecluster_recent_idx"),
+            # The ambiguity dashboard, worst first.
+            models.Index(fields=["-ambiguity", "key"], name="namecluster_ambiguity_idx"),
         ]
 
     def __str__(self) -> str:
@@ -231,6 +238,12 @@ class NameCluster(models.Model):
             .exclude(folded_key="")
             .order_by("-paper_count", "key")[:limit]
         )
+
+    def suggestions(self):
+        """Likely people among this name's papers, with evidence (cached)."""
+        from .suggesting import cluster_suggestions
+
+        return cluster_suggestions(self)
 
     def to_arrowfile(self) -> arrowfile.ClusterFile:
         """The cluster as a file of the dump. Two queries: papers with venues, authorships."""

@@ -27,8 +27,11 @@ from .moderation import (
     report_handle,
 )
 from .searching import search
+from .suggesting import ambiguity_dashboard, cluster_suggestions
 
 __all__ = [
+    "ambiguity_dashboard",
+    "cluster_suggestions",
     "cluster_lock",
     "cluster_unlock",
     "moderation_queue",
