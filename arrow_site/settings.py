@@ -183,6 +183,17 @@ EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "arrow@localhost")
 
+# One cache for every process of the site, on disk: the importer's "forget the front
+# page's figures" and the split suggestions that `score_ambiguity` computes offline
+# reach the web workers too (a per-process memory cache would keep them to itself).
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": os.environ.get("CACHE_DIR", str(BASE_DIR / "cache")),
+        "OPTIONS": {"MAX_ENTRIES": 20_000},
+    }
+}
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

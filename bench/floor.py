@@ -123,8 +123,8 @@ class Floor:
             self.add(
                 "INSERT INTO clusters_namecluster (id, key, name, slug, folded_key, "
                 "initials_key, paper_count, identity_count, spelling_count, "
-                "first_year, last_year, is_curated, lock_reason, ambiguity) "
-                "VALUES (?, ?, ?, ?, ?, ?, 0, 0, 0, 0, 0, 0, '', 0)",
+                "first_year, last_year, is_curated, lock_reason, ambiguity, uncertain_papers) "
+                "VALUES (?, ?, ?, ?, ?, ?, 0, 0, 0, 0, 0, 0, '', 0, 0)",
                 (cluster_id, key, name, f"c{cluster_id}", key, key),
             )
         return self.clusters[key]

@@ -61,8 +61,17 @@ def run(args: list[str], env: dict[str, str] | None = None) -> Step:
     return Step(seconds, usage.ru_maxrss / 1024, output)
 
 
+# As in production: DEBUG off (with it on, Django keeps every statement it ran).
+PRODUCTION = {
+    "DEBUG": "false",
+    "SECRET_KEY": "bench-only-" + "x" * 50,
+    "ALLOWED_HOSTS": "127.0.0.1",
+    "SECURE_SSL_REDIRECT": "false",  # plain HTTP over loopback
+}
+
+
 def manage(database: str, *args: str) -> Step:
-    return run([PYTHON, "manage.py", *args], {"DATABASE_URL": database})
+    return run([PYTHON, "manage.py", *args], {"DATABASE_URL": database, **PRODUCTION})
 
 
 def fresh_postgres(url: str, name: str) -> str:
@@ -122,7 +131,7 @@ def import_figures(report: Report, work: Path, dump: Path, pg_url: str) -> dict[
 def targets(database: str, work: Path) -> dict[str, list[str]]:
     """Paths to load, per kind of page, picked from the database (bench/targets.py)."""
     out = work / "targets.json"
-    run([PYTHON, "bench/targets.py", str(out)], {"DATABASE_URL": database})
+    run([PYTHON, "bench/targets.py", str(out)], {"DATABASE_URL": database, **PRODUCTION})
     return json.loads(out.read_text())
 
 
@@ -139,17 +148,7 @@ end
 def load_pages(report: Report, vendor: str, database: str, work: Path, seconds: int) -> None:
     """A production server (gunicorn, whitenoise) loaded by wrk over loopback."""
     paths = targets(database, work)
-    env = {
-        **os.environ,
-        "DATABASE_URL": database,
-        "DEBUG": "false",
-        "SECRET_KEY": "bench-only-" + "x" * 50,
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "SECURE_SSL_REDIRECT": "false",  # plain HTTP over loopback
-    }
-    subprocess.run(
-        [PYTHON, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
-    )
+    env = {**os.environ, "DATABASE_URL": database, **PRODUCTION}
     server = subprocess.Popen(
         [PYTHON, "-m", "gunicorn", "arrow_site.wsgi", "--workers", "4", "--bind",
          "127.0.0.1:8765", "--log-level", "warning"],
@@ -212,8 +211,13 @@ def parse_wrk(output: str) -> dict:
 
 def in_process(report: Report, vendor: str, database: str) -> None:
     """Search latency, curation and suggestions, timed inside one process each."""
-    for script, prefix in (("bench/search.py", "search"), ("bench/curation.py", "curation")):
-        step = run([PYTHON, script, "--json"], {"DATABASE_URL": database})
+    scripts = (
+        ("bench/search.py", "search"),
+        ("bench/suggest.py", "suggest"),
+        ("bench/curation.py", "curation"),
+    )
+    for script, prefix in scripts:
+        step = run([PYTHON, script, "--json"], {"DATABASE_URL": database, **PRODUCTION})
         figures = json.loads(step.output.strip().splitlines()[-1])
         for key, value in figures.items():
             report.add(f"{prefix}_{vendor}_{key}", value)
@@ -239,6 +243,7 @@ def main() -> None:
         )
         report.add("generate", step.output.strip())
     databases = import_figures(report, work, dump, pg_url)
+    manage(databases["sqlite"], "collectstatic", "--noinput", "--verbosity", "0")
     for vendor, database in databases.items():
         in_process(report, vendor, database)
         load_pages(report, vendor, database, work, options.seconds)

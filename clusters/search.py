@@ -69,6 +69,11 @@ class SQLiteBackend:
     def match(self, terms: list[Term]) -> tuple[str, list]:
         return f"SELECT rowid FROM {TABLE} WHERE {TABLE} MATCH %s", [self.expression(terms)]
 
+    def newest(self, terms: list[Term], limit: int) -> tuple[str, list]:
+        # FTS5 walks its doclists backwards: no need to collect every match first.
+        sql = f"SELECT rowid FROM {TABLE} WHERE {TABLE} MATCH %s ORDER BY rowid DESC LIMIT %s"
+        return sql, [self.expression(terms), limit]
+
     def rank(self, terms: list[Term], ids: list[int], limit: int, offset: int) -> tuple[str, list]:
         # Title matches weigh most, then names, then the abstract. FTS5 scores rows only
         # while it walks a MATCH: asking it for each candidate by rowid re-runs the MATCH
@@ -104,6 +109,13 @@ class PostgreSQLBackend:
     def match(self, terms: list[Term]) -> tuple[str, list]:
         sql = f"SELECT paper_id FROM {TABLE} WHERE document @@ to_tsquery('english', %s)"
         return sql, [self.expression(terms)]
+
+    def newest(self, terms: list[Term], limit: int) -> tuple[str, list]:
+        sql = (
+            f"SELECT paper_id FROM {TABLE} WHERE document @@ to_tsquery('english', %s) "
+            "ORDER BY paper_id DESC LIMIT %s"
+        )
+        return sql, [self.expression(terms), limit]
 
     def rank(self, terms: list[Term], ids: list[int], limit: int, offset: int) -> tuple[str, list]:
         sql = (
@@ -178,6 +190,15 @@ def rebuild() -> int:
 def matching(terms: list[Term]) -> tuple[str, list]:
     """SQL selecting the ids of matching papers, for `pk__in=RawSQL(...)`."""
     return backend().match(terms)
+
+
+def newest(terms: list[Term], limit: int) -> list[int]:
+    """Ids of the newest `limit` matching papers, newest first, straight from the index:
+    at a million papers, gathering every match of a common word first costs 100s of ms."""
+    sql, params = backend().newest(terms, limit)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [pk for (pk,) in cursor.fetchall()]
 
 
 def rank(terms: list[Term], ids: list[int], limit: int, offset: int = 0) -> list[int]:

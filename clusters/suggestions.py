@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from .arrowfile import name_key
@@ -34,6 +34,10 @@ TOPIC_THRESHOLD = 0.30  # cosine similarity of two groups' TF-IDF vectors
 LEAN_THRESHOLD = 0.55  # combined topic, venue and year score needed to join
 YEAR_GAP = 3  # years between groups still "continuous"
 COMMUNITY_LINKS = 2  # co-author pairs that must have written together elsewhere
+CORE = 12  # a group's most frequent co-authors, whose communities are looked up
+CORES = 2000  # and at most this many in all (a name of 40,000 papers has 100,000s)
+SAMPLE = 60  # a group's papers read for its topic (its newest)
+LEAN_TARGETS = 50  # groups that leftovers may lean towards (the largest)
 
 WORD = re.compile(r"[^\W\d_]{3,}")
 STOPWORDS = frozenset(
@@ -70,8 +74,10 @@ class Item:
 @dataclass
 class Constraints:
     distinct: set[frozenset[int]] = field(default_factory=set)  # pairs of identities
-    # Pairs of co-author name keys that wrote together on papers outside this name.
+    # Pairs of co-author name keys that wrote together on papers outside this name;
+    # or, for large names, a function that finds them among the name keys it is given.
     community: set[frozenset[str]] = field(default_factory=set)
+    community_of: Callable[[set[str]], set[frozenset[str]]] | None = None
 
 
 @dataclass
@@ -199,9 +205,18 @@ class Suggester:
         self.join_confirmed()
         self.join_by_coauthors()
         self.join_by_community()
-        vectors = tfidf({key: words(item.text) for key, item in self.items.items()})
+        vectors = tfidf({key: words(self.items[key].text) for key in self.sample()})
         self.lean(vectors)
         return self.describe(vectors)
+
+    def sample(self) -> list[int]:
+        """The items whose topic is read: all of small groups, the newest SAMPLE of
+        large ones (a topic is clear long before a thousand abstracts)."""
+        keys = []
+        for group in self.partition.groups().values():
+            newest = sorted(group, key=lambda key: (-self.items[key].year, key))
+            keys += newest[:SAMPLE]
+        return keys
 
     # -- step 1: evidence that joins ---------------------------------------------
 
@@ -230,22 +245,37 @@ class Suggester:
     def join_by_community(self) -> None:
         """Groups whose co-authors wrote together elsewhere, by at least COMMUNITY_LINKS
         distinct pairs of them: one pair alone joins different people too often
-        (measured on the corpus)."""
-        root_of = {key: root for root, keys in self.partition.groups().items() for key in keys}
-        links: dict[frozenset[int], set[frozenset[str]]] = defaultdict(set)
-        for pair in self.constraints.community:
-            a, b = sorted(pair)
-            for x in self.holders.get(a, ()):
-                for y in self.holders.get(b, ()):
-                    if root_of[x.key] != root_of[y.key]:
-                        links[frozenset((root_of[x.key], root_of[y.key]))].add(pair)
+        (measured on the corpus). Only each group's CORE most frequent co-authors are
+        looked at, which bounds the work on names with thousands of papers."""
+        if len(self.partition.groups()) < 2:
+            return
+        cores = self.cores()
+        if self.constraints.community_of is not None:
+            pairs = self.constraints.community_of(set(cores))
+        else:
+            pairs = {pair for pair in self.constraints.community if pair <= cores.keys()}
+        links = group_links(cores, pairs)
         strongest = sorted(links.items(), key=lambda entry: (-len(entry[1]), sorted(entry[0])))
-        for roots, pairs in strongest:
-            if len(pairs) >= COMMUNITY_LINKS:
-                first, second = sorted(roots)
-                if self.partition.union(first, second):
-                    for key in (first, second):
-                        self.community_links.setdefault(key, set()).update(pairs)
+        for roots, pairs_between in strongest:
+            first, second = sorted(roots)
+            if len(pairs_between) >= COMMUNITY_LINKS and self.partition.union(first, second):
+                for key in (first, second):
+                    self.community_links.setdefault(key, set()).update(pairs_between)
+
+    def cores(self) -> dict[str, set[int]]:
+        """Each group's CORE most frequent co-authors, larger groups first, CORES names at
+        most: co-author -> the groups (roots) it is core to."""
+        cores: dict[str, set[int]] = defaultdict(set)
+        groups = sorted(self.partition.groups().items(), key=lambda entry: -len(entry[1]))
+        for root, keys in groups:
+            if len(cores) >= CORES:
+                break
+            counts = Counter(
+                name for key in keys for name in {name_key(n) for n in self.items[key].coauthors}
+            )
+            for name, _ in counts.most_common(CORE):
+                cores[name].add(root)
+        return cores
 
     # -- step 2: evidence that leans ---------------------------------------------
 
@@ -253,12 +283,14 @@ class Suggester:
         """Each group, smallest first, joins the larger group it is closest to when
         topic, venue and years agree; scores come from the groups as step 1 left them."""
         groups = sorted(self.partition.groups().values(), key=len)
+        # Leftovers lean towards the people already made: the LEAN_TARGETS largest groups.
+        targets = groups[-LEAN_TARGETS:]
         summaries = {keys[0]: self.summary(keys, vectors) for keys in groups}
-        for index, keys in enumerate(groups):
+        for keys in groups:
             small = summaries[keys[0]]
             best: tuple[float, int] | None = None
-            for other in groups[index + 1 :]:
-                if len(other) < len(keys):
+            for other in targets:
+                if len(other) < len(keys) or other is keys:
                     continue
                 score = leaning(small, summaries[other[0]])
                 if score >= LEAN_THRESHOLD and (best is None or score > best[0]):
@@ -269,7 +301,7 @@ class Suggester:
 
     def summary(self, keys: list[int], vectors: dict[int, dict[str, float]]) -> dict:
         group = [self.items[key] for key in keys]
-        vector = centroid(vectors[key] for key in keys)
+        vector = centroid(vectors[key] for key in keys if key in vectors)
         top = dict(sorted(vector.items(), key=lambda entry: -entry[1])[:40])
         return {
             "vector": top,
@@ -283,7 +315,12 @@ class Suggester:
         groups = []
         for keys in self.partition.groups().values():
             items = sorted((self.items[key] for key in keys), key=lambda i: (-i.year, i.key))
-            members = {item.key: self.member(item, items) for item in items}
+            # How many of the group's papers print each co-author: read once per group.
+            counts = Counter(
+                name for item in items for name in {name_key(n) for n in item.coauthors}
+            )
+            community = set().union(*(self.community_links.get(key, set()) for key in keys))
+            members = {item.key: self.member(item, len(items), counts, community) for item in items}
             confidence = sum(c for c, _ in members.values()) / len(members)
             alone = len({item.paper for item in items}) == 1 and not any(
                 item.confirmed or item.dblp_number for item in items
@@ -292,7 +329,7 @@ class Suggester:
                 Group(
                     items=items,
                     confidence=round(0.5 if alone else confidence, 2),
-                    reasons=self.reasons(items, vectors),
+                    reasons=self.reasons(items, counts, vectors),
                     members=members,
                     uncertain=alone,
                 )
@@ -300,23 +337,23 @@ class Suggester:
         groups.sort(key=lambda g: (g.uncertain, -g.papers, -g.confidence, g.items[0].key))
         return groups
 
-    def member(self, item: Item, group: list[Item]) -> tuple[float, str]:
+    def member(
+        self, item: Item, size: int, counts: Counter, community: set[frozenset[str]]
+    ) -> tuple[float, str]:
         if item.key in self.why:
             return self.why[item.key]
-        others = [other for other in group if other.paper != item.paper]
-        if not others:
+        if size == 1:
             return 0.5, "no co-author, community or topic in common with another group"
         mine = {name_key(name) for name in item.coauthors}
-        theirs = {name_key(name) for other in others for name in other.coauthors}
-        shared = sorted(mine & theirs, key=lambda key: self.display[key])
+        shared = sorted((key for key in mine if counts[key] > 1), key=self.display.get)
         if shared:
             names = ", ".join(self.display[key] for key in shared[:3])
             more = f" and {len(shared) - 3} more" if len(shared) > 3 else ""
             confidence = 0.99 if len(shared) > 1 else 0.95
             noun = "co-author" if len(shared) == 1 else "co-authors"
             return confidence, f"shares {len(shared)} {noun} with the group: {names}{more}"
-        for a, b in sorted(tuple(sorted(pair)) for pair in self.constraints.community):
-            if (a in mine and b in theirs) or (b in mine and a in theirs):
+        for a, b in sorted(tuple(sorted(pair)) for pair in community):
+            if a in mine or b in mine:
                 x, y = (a, b) if a in mine else (b, a)
                 return 0.8, (
                     f"its co-author {self.display[x]} has written with "
@@ -329,12 +366,11 @@ class Suggester:
             )
         return 0.6, "linked to the group through other papers' co-authors"
 
-    def reasons(self, items: list[Item], vectors: dict[int, dict[str, float]]) -> list[str]:
+    def reasons(
+        self, items: list[Item], counts: Counter, vectors: dict[int, dict[str, float]]
+    ) -> list[str]:
         reasons = []
-        counts = Counter(
-            key for item in items for key in {name_key(name) for name in item.coauthors}
-        )
-        shared = [(key, n) for key, n in counts.most_common() if n > 1][:5]
+        shared = [(key, n) for key, n in counts.most_common(5) if n > 1]
         if shared:
             listed = ", ".join(f"{self.display[key]} ({n} papers)" for key, n in shared)
             reasons.append(f"co-authors on several of its papers: {listed}")
@@ -349,11 +385,25 @@ class Suggester:
         span = f"{years[0]}" if years[0] == years[-1] else f"{years[0]}–{years[-1]}"
         top = ", ".join(venue for venue, _ in venues.most_common(3))
         reasons.append(f"{top}, {span}")
-        topic = centroid(vectors[item.key] for item in items)
+        topic = centroid(vectors[item.key] for item in items if item.key in vectors)
         terms = [word for word, _ in sorted(topic.items(), key=lambda e: -e[1])[:5]]
         if terms:
             reasons.append("topic: " + ", ".join(terms))
         return reasons
+
+
+def group_links(
+    cores: dict[str, set[int]], pairs: set[frozenset[str]]
+) -> dict[frozenset[int], set[frozenset[str]]]:
+    """For each two groups, the co-author pairs (one core to each) that wrote together."""
+    links: dict[frozenset[int], set[frozenset[str]]] = defaultdict(set)
+    for pair in pairs:
+        a, b = sorted(pair)
+        for x in cores[a]:
+            for y in cores[b]:
+                if x != y:
+                    links[frozenset((x, y))].add(pair)
+    return links
 
 
 def suggest(items: list[Item], constraints: Constraints | None = None) -> list[Group]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import io
 import os
+import uuid
 from pathlib import Path
 
 import pytest
@@ -82,6 +83,18 @@ def screenshot(page):
 def fresh_cache():
     """Each test starts with an empty cache (the front page caches its figures)."""
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def memory_cache(settings):
+    """Tests keep their cache in memory: the site's shared one on disk would carry
+    entries from one test database to the next."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": f"test-{uuid.uuid4()}",  # empty for each test
+        }
+    }
 
 
 # The cast: what each may do.

@@ -188,6 +188,7 @@ class NameCluster(models.Model):
     # From the newest split suggestion (clusters.models.suggesting): how many people the
     # name seems to hold, and the ambiguity dashboard's ranking. Null: not scored yet.
     suggested_people = models.PositiveIntegerField(null=True, blank=True)
+    uncertain_papers = models.PositiveIntegerField(default=0)
     ambiguity = models.FloatField(default=0)
     ambiguity_scored_at = models.DateTimeField(null=True, blank=True)
 

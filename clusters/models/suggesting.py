@@ -24,25 +24,31 @@ CACHE_SECONDS = 24 * 3600
 # Co-authors with more papers than this are left out of the community evidence: a name
 # that common is many people, and reading its papers would cost more than it tells.
 COMMUNITY_HUB = 500
+# Larger names take seconds to tens of seconds (43,547 papers: 40 s in the benchmark).
+ONLINE_PAPERS = 5000
 
 
 @dataclass
 class Suggestions:
     groups: list[Group]
-    people: int  # groups with evidence, uncertain ones excluded
+    people: int  # groups with evidence (at least 1), uncertain papers excluded
     uncertain: int  # papers left on their own
     ambiguity: float
 
 
-def cluster_suggestions(cluster: NameCluster) -> Suggestions:
+def cluster_suggestions(cluster: NameCluster, offline: bool = False) -> Suggestions | None:
+    """The name's suggestions, from the cache or computed now. A name of more than
+    ONLINE_PAPERS papers is computed only offline (score_ambiguity): a web worker
+    would time out on it. None: not computed yet."""
     newest_edit = Edit.objects.aggregate(newest=Max("pk"))["newest"] or 0
     key = f"suggestions:{cluster.pk}:{cluster.paper_count}:{cluster.identity_count}:{newest_edit}"
     found = cache.get(key)
-    if found is None:
+    if found is None and (offline or cluster.paper_count <= ONLINE_PAPERS):
         found = compute(cluster)
         cache.set(key, found, CACHE_SECONDS)
         NameCluster.objects.filter(pk=cluster.pk).update(
             suggested_people=found.people,
+            uncertain_papers=found.uncertain,
             ambiguity=found.ambiguity,
             ambiguity_scored_at=timezone.now(),
         )
@@ -50,16 +56,24 @@ def cluster_suggestions(cluster: NameCluster) -> Suggestions:
 
 
 def compute(cluster: NameCluster) -> Suggestions:
-    items = cluster_items(cluster)
+    items, coauthor_clusters = cluster_items(cluster)
     identities = {item.identity for item in items if item.identity}
     distinct = {
         frozenset((pair.first_id, pair.second_id))
         for pair in DistinctPair.objects.filter(first__in=identities, second__in=identities)
     }
-    constraints = Constraints(distinct=distinct, community=community(cluster))
+
+    def community_of(keys: set[str]) -> set[frozenset[str]]:
+        return community(
+            cluster, [coauthor_clusters[key] for key in keys if key in coauthor_clusters]
+        )
+
+    constraints = Constraints(distinct=distinct, community_of=community_of)
     groups = suggestions.suggest(items, constraints)
-    people = sum(not group.uncertain for group in groups)
     uncertain = sum(group.uncertain for group in groups)
+    # Papers that nothing links are not counted as people of their own: with no
+    # evidence either way, the name is taken as one person until shown otherwise.
+    people = max(sum(not group.uncertain for group in groups), 1)
     return Suggestions(groups, people, uncertain, ambiguity(cluster, people, uncertain))
 
 
@@ -73,8 +87,9 @@ def ambiguity(cluster: NameCluster, people: int, uncertain: int) -> float:
     return round(points, 2)
 
 
-def cluster_items(cluster: NameCluster) -> list[Item]:
-    """The name's authorships with their papers and co-authors (2 queries)."""
+def cluster_items(cluster: NameCluster) -> tuple[list[Item], dict[str, int]]:
+    """The name's authorships with their papers and co-authors, and the cluster id of
+    each co-author name that is not a hub (2 queries)."""
     rows = list(
         Authorship.objects.filter(cluster=cluster)
         .order_by("pk")
@@ -84,14 +99,19 @@ def cluster_items(cluster: NameCluster) -> list[Item]:
         )
     )  # fmt: skip
     coauthors: dict[int, list[str]] = {}
-    for paper_id, name in (
+    clusters: dict[str, int] = {}
+    for paper_id, name, cluster_id, key, papers in (
         Authorship.objects.filter(paper__authorships__cluster=cluster)
         .exclude(cluster=cluster)
         .order_by("paper_id", "position")
-        .values_list("paper_id", "name_as_printed")
+        .values_list(
+            "paper_id", "name_as_printed", "cluster_id", "cluster__key", "cluster__paper_count"
+        )
     ):
         coauthors.setdefault(paper_id, []).append(name)
-    return [
+        if papers <= COMMUNITY_HUB:
+            clusters[key] = cluster_id
+    items = [
         Item(
             key=pk,
             paper=paper,
@@ -107,26 +127,24 @@ def cluster_items(cluster: NameCluster) -> list[Item]:
         )
         for pk, paper, printed, year, venue, title, abstract, author, placed_by in rows
     ]
+    return items, clusters
 
 
-def community(cluster: NameCluster) -> set[frozenset[str]]:
-    """Pairs of the name's co-authors (as name keys) who wrote together on a paper
-    without this name (1 query)."""
+def community(cluster: NameCluster, coauthors: list[int]) -> set[frozenset[str]]:
+    """Pairs of these co-authors of the name (as name keys) who wrote together on a
+    paper without this name (1 query)."""
+    if len(coauthors) < 2:
+        return set()
     authorship = Authorship._meta.db_table
     names = NameCluster._meta.db_table
-    own = f"SELECT paper_id FROM {authorship} WHERE cluster_id = %s"
-    coauthors = (
-        f"SELECT c.id FROM {names} c WHERE c.paper_count <= %s AND c.id <> %s "
-        f"AND c.id IN (SELECT cluster_id FROM {authorship} WHERE paper_id IN ({own}))"
-    )
+    among = ", ".join(["%s"] * len(coauthors))
     sql = (
         f"SELECT DISTINCT k1.key, k2.key FROM {authorship} a1 "
         f"JOIN {authorship} a2 ON a2.paper_id = a1.paper_id AND a2.cluster_id > a1.cluster_id "
         f"JOIN {names} k1 ON k1.id = a1.cluster_id JOIN {names} k2 ON k2.id = a2.cluster_id "
-        f"WHERE a1.cluster_id IN ({coauthors}) AND a2.cluster_id IN ({coauthors}) "
-        f"AND a1.paper_id NOT IN ({own})"
+        f"WHERE a1.cluster_id IN ({among}) AND a2.cluster_id IN ({among}) "
+        f"AND a1.paper_id NOT IN (SELECT paper_id FROM {authorship} WHERE cluster_id = %s)"
     )
-    params = [COMMUNITY_HUB, cluster.pk, cluster.pk] * 2 + [cluster.pk]
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(sql, [*coauthors, *coauthors, cluster.pk])
         return {frozenset(pair) for pair in cursor.fetchall()}

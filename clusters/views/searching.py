@@ -6,7 +6,7 @@ from collections import Counter
 from typing import Any
 
 from django.core.paginator import Paginator
-from django.db.models import Count, QuerySet, Subquery
+from django.db.models import Count, QuerySet
 from django.db.models.expressions import RawSQL
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
@@ -23,17 +23,16 @@ PER_PAGE = 25
 # Ranking every match of a common word takes seconds at a million papers: the newest
 # RANK_LIMIT matches are ranked, and the page says so.
 RANK_LIMIT = 2000
-# Facet counts cost a grouped scan of the matches: past this many, of the newest only.
+# Facet counts cost a grouped scan of the matches: past this many, of the newest only
+# (at most 2,000 ids: SQLite takes up to 32,766 parameters).
 FACET_LIMIT = 2000
 SORTS = {"relevance": None, "newest": ["-year", "-pk"], "oldest": ["year", "pk"]}
 
 
-def facets(request: HttpRequest, matches: QuerySet, total: int) -> dict[str, list[dict]]:
-    """Counts by venue, year and type, each with a link that applies it, from one
-    grouped query. Past FACET_LIMIT matches they count the newest FACET_LIMIT only."""
-    if total > FACET_LIMIT:
-        newest = matches.order_by("-pk").values("pk")[:FACET_LIMIT]
-        matches = Paper.objects.filter(pk__in=Subquery(newest))
+def facets(request: HttpRequest, ids: list[int]) -> dict[str, list[dict]]:
+    """Counts by venue, year and type among these matches, each with a link that applies
+    it, from one grouped query."""
+    matches = Paper.objects.filter(pk__in=ids)
     groups = matches.order_by().values("venue__slug", "venue__name", "year", "paper_type")
     venues: Counter = Counter()
     years: Counter = Counter()
@@ -112,22 +111,31 @@ def search(request: HttpRequest) -> HttpResponse:
 
 
 def run(request: HttpRequest, terms: list, papers: QuerySet, sort: str, data: dict) -> None:
-    """Count, facet, rank and fetch one page of the matches into `data`."""
-    sql, params = fulltext.matching(terms)
-    matches = papers.filter(pk__in=RawSQL(sql, params))
-    total, capped = paging.capped_count(matches)
+    """Count, facet, rank and fetch one page of the matches into `data`.
+
+    Everything but a non-default sort works on the ids of the newest COUNT_CAP + 1
+    matches, read in one statement: straight from the index when no filter applies,
+    through the papers table when one does."""
+    if papers.query.where:
+        sql, params = fulltext.matching(terms)
+        matches = papers.filter(pk__in=RawSQL(sql, params))
+        newest = list(matches.order_by("-pk").values_list("pk", flat=True)[: paging.COUNT_CAP + 1])
+    else:
+        matches = Paper.objects.filter(pk__in=RawSQL(*fulltext.matching(terms)))
+        newest = fulltext.newest(terms, paging.COUNT_CAP + 1)
+    total, capped = min(len(newest), paging.COUNT_CAP), len(newest) > paging.COUNT_CAP
     data.update(
         terms=[word for term in terms for word in term.words],
         total=total,
         total_is_lower_bound=capped,
-        facets=facets(request, matches, total),
-        facets_among=min(total, FACET_LIMIT) if total > FACET_LIMIT else None,
+        facets=facets(request, newest[:FACET_LIMIT]),
+        facets_among=FACET_LIMIT if total > FACET_LIMIT else None,
     )
     if not total:
         return
     number = page_number(request, data["notices"])
     if SORTS[sort] is None:
-        candidates = list(matches.order_by("-pk").values_list("pk", flat=True)[:RANK_LIMIT])
+        candidates = newest[:RANK_LIMIT]
         if total > RANK_LIMIT:
             data["notices"].append(
                 f"More than {RANK_LIMIT:,} papers match: the {RANK_LIMIT:,} newest are ranked. "

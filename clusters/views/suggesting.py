@@ -19,16 +19,20 @@ from .data import cluster_ref, respond
 from .querying import filter_chips, filter_notices
 
 PER_PAGE = 50
+# A group's papers listed (and proposable) on the page; a larger group is split in steps.
+MEMBERS_SHOWN = 300
 WORST_FIRST = ["-ambiguity", "key"]
 
 
 def group_data(number: int, group: Group) -> dict[str, Any]:
+    shown = group.items[:MEMBERS_SHOWN]
     return {
         "number": number,
         "papers": group.papers,
         "confidence": group.confidence,
         "uncertain": group.uncertain,
         "reasons": group.reasons,
+        "members_shown": len(shown),
         "members": [
             {
                 "authorship": item.key,
@@ -45,7 +49,7 @@ def group_data(number: int, group: Group) -> dict[str, Any]:
                 "confidence": group.members[item.key][0],
                 "reason": group.members[item.key][1],
             }
-            for item in group.items
+            for item in shown
         ],
     }
 
@@ -54,20 +58,44 @@ def group_data(number: int, group: Group) -> dict[str, Any]:
 def cluster_suggestions(request: HttpRequest, slug: str) -> HttpResponse:
     cluster = get_object_or_404(NameCluster, slug=slug)
     found = cluster.suggestions()
-    data = {
+    data: dict[str, Any] = {
         "cluster": cluster_ref(cluster),
-        "people": found.people,
-        "uncertain": found.uncertain,
-        "ambiguity": found.ambiguity,
-        "groups": [group_data(number, group) for number, group in enumerate(found.groups, start=1)],
+        "computed": found is not None,
+        "people": None,
+        "uncertain": None,
+        "ambiguity": None,
+        "groups": [],
+        "uncertain_papers": None,
     }
+    if found is not None:
+        people = [group for group in found.groups if not group.uncertain]
+        alone = [group for group in found.groups if group.uncertain]
+        data.update(
+            people=found.people,
+            uncertain=found.uncertain,
+            ambiguity=found.ambiguity,
+            groups=[group_data(n, group) for n, group in enumerate(people, start=1)],
+            # Papers nothing links, together: ticked by hand, never proposed as a block.
+            uncertain_papers=group_data(0, merged(alone)) if alone else None,
+        )
     return respond(request, "clusters/suggestions.html", data, cluster=cluster)
+
+
+def merged(groups: list[Group]) -> Group:
+    return Group(
+        items=[item for group in groups for item in group.items],
+        confidence=0.5,
+        reasons=[],
+        members={key: value for group in groups for key, value in group.members.items()},
+        uncertain=True,
+    )
 
 
 @editors_only
 def ambiguity_dashboard(request: HttpRequest) -> HttpResponse:
     notices: list[str] = []
-    filterset = AmbiguityFilter(request.GET, queryset=NameCluster.objects.all())
+    scored = NameCluster.objects.exclude(ambiguity_scored_at=None)
+    filterset = AmbiguityFilter(request.GET, queryset=scored)
     notices += filter_notices(filterset)
     cursors = {key: request.GET.get(key, "") for key in ("after", "before")}
     try:
@@ -82,6 +110,7 @@ def ambiguity_dashboard(request: HttpRequest) -> HttpResponse:
                 "suggestions_url": reverse("clusters:cluster-suggestions", args=[cluster.slug]),
                 "ambiguity": cluster.ambiguity,
                 "suggested_people": cluster.suggested_people,
+                "uncertain_papers": cluster.uncertain_papers,
                 "scored_at": cluster.ambiguity_scored_at,
                 "curated": cluster.is_curated,
                 "hints": hints(cluster),
@@ -100,6 +129,9 @@ def hints(cluster: NameCluster) -> list[str]:
     found = []
     if cluster.suggested_people and cluster.suggested_people > 1:
         found.append(f"{cluster.suggested_people} groups of papers share no co-authors")
+    if cluster.uncertain_papers:
+        papers = "paper" if cluster.uncertain_papers == 1 else "papers"
+        found.append(f"{cluster.uncertain_papers} {papers} linked to no other")
     if (cluster.source_author_rows or 1) > 1:
         found.append(f"the source held {cluster.source_author_rows} author rows")
     if cluster.spelling_count > 1:

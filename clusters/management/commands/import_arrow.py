@@ -461,6 +461,11 @@ class Command(BaseCommand):
             raise
         self.loader.commit_cache()
         self.tally.add(tally)
+        if not connection.force_debug_cursor:
+            # With DEBUG on, Django keeps the last 9,000 statements; the importer's hold
+            # thousands of keys each, which is hundreds of megabytes. (Tests that count
+            # statements force the debug cursor, and keep them.)
+            connection.queries_log.clear()
 
     def reject(self, message: str) -> None:
         self.tally.rejected += 1

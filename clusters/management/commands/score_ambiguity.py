@@ -15,6 +15,7 @@ from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
 from clusters.models import NameCluster
+from clusters.models.suggesting import cluster_suggestions
 
 
 class Command(BaseCommand):
@@ -37,7 +38,7 @@ class Command(BaseCommand):
             disable=not stream.isatty(),
             file=stream,
         ):
-            found = cluster.suggestions()
+            found = cluster_suggestions(cluster, offline=True)
             scored += 1
             several += found.people > 1
         self.stdout.write(
