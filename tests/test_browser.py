@@ -208,3 +208,37 @@ def test_an_editor_proposes_a_split_and_a_moderator_approves_it(
     expect(page.locator(".group")).to_have_count(2)
     expect(page.locator(".group h2").nth(1)).to_contain_text("Hanlin Tang 0001")
     screenshot("16-after-approval")
+
+
+def test_an_editor_turns_a_suggested_person_into_a_split_proposal(
+    page: Page, site, screenshot, django_user_model
+):
+    from .conftest import make_user
+
+    make_user(django_user_model, "edith", role="editors")
+    log_in(page, site, "edith")
+    page.goto(f"{site}/clusters/mei-lin/")
+    page.get_by_role("link", name="Suggest how to split this name").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Who is who under “Mei Lin”")
+    people = page.locator("section.suggestion:not(.uncertain)")
+    expect(people).to_have_count(2)
+    clinical = people.nth(1)
+    expect(clinical).to_contain_text("co-authors on several of its papers: Sarah O'Connor")
+    expect(page.locator("section.suggestion.uncertain")).to_contain_text("Tactile Servoing")
+    screenshot("17-suggestions")
+
+    clinical.get_by_role("button", name="Propose these papers as one person…").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text(
+        "Split papers of Mei Lin into a new identity"
+    )
+    page.get_by_label("Reason").fill("Clinical NLP with Sarah O'Connor, as suggested")
+    page.get_by_role("button", name="Confirm").click()
+    expect(
+        page.get_by_text(re.compile(r"Proposal #\d+ is waiting for a moderator"))
+    ).to_be_visible()
+
+    page.get_by_role("link", name="Ambiguous names").click()
+    rows = page.locator("table.clusters tbody tr")
+    expect(rows.first).to_contain_text("Mei Lin")
+    expect(rows.first).to_contain_text("2 groups of papers share no co-authors")
+    screenshot("18-ambiguity-dashboard")
