@@ -271,8 +271,11 @@ class Suggester:
             if len(cores) >= CORES:
                 break
             counts = Counter(
-                name for key in keys for name in {name_key(n) for n in self.items[key].coauthors}
+                name
+                for key in keys
+                for name in sorted({name_key(n) for n in self.items[key].coauthors})
             )
+            # Ties go to the name first met, so the answer never depends on hashing.
             for name, _ in counts.most_common(CORE):
                 cores[name].add(root)
         return cores
