@@ -99,12 +99,14 @@ def pick(rng: random.Random, cumulative: list[float]) -> int:
 
 
 def topic_words(rng: random.Random) -> list[list[str]]:
-    """Each topic: 120 made-up technical words, a few shared with the neighbouring topic."""
+    """Each topic: a few words every field uses, then 600 made-up technical words of its
+    own; drawn with Zipf-like weights, so some words are in half the papers of a topic
+    and many in a handful."""
     words = []
     for _ in range(TOPICS):
         words.append(
-            ["".join(rng.choices(SYLLABLES, k=rng.randint(2, 4))) for _ in range(120)]
-            + ["graph", "learning", "neural", "query", "robot", "language", "quantum"]
+            ["graph", "learning", "neural", "query", "robot", "language", "quantum"]
+            + ["".join(rng.choices(SYLLABLES, k=rng.randint(2, 4))) for _ in range(600)]
         )
     return words
 
@@ -118,10 +120,11 @@ class World:
     def __init__(self, papers: int, seed: int) -> None:
         self.rng = random.Random(seed)
         self.topics = topic_words(self.rng)
+        self.word_weights = zipf_weights(len(self.topics[0]), 1.0)
         people = max(8, int(papers * 0.55))
         self.communities = max(1, people // 40)
-        self.family = zipf_weights(len(FAMILY), 1.1)
-        self.given = zipf_weights(len(GIVEN), 0.9)
+        self.family = zipf_weights(len(FAMILY), 1.0)
+        self.given = zipf_weights(len(GIVEN), 0.6)
         self.names = [self.person_name() for _ in range(people)]
         self.community = [self.rng.randrange(self.communities) for _ in range(people)]
         self.members: dict[int, list[int]] = defaultdict(list)
@@ -141,13 +144,15 @@ class World:
 
     def person_name(self) -> str:
         roll = self.rng.random()
-        if roll < 0.01:
+        if roll < 0.003:
             return self.rng.choice(CJK_NAMES)
-        if roll < 0.015:
+        if roll < 0.008:
             return FAMILY[pick(self.rng, self.family)]  # a single-word name
         given, family = GIVEN[pick(self.rng, self.given)], FAMILY[pick(self.rng, self.family)]
-        if roll > 0.55:  # the long tail of rarer family names
+        if self.rng.random() < 0.8:  # the long tail of rarer family names
             family = "".join(self.rng.choices(SYLLABLES, k=self.rng.randint(2, 3))).capitalize()
+        if self.rng.random() < 0.4:  # and of given names
+            given = "".join(self.rng.choices(SYLLABLES, k=2)).capitalize()
         if roll < 0.10:
             return f"{given} {chr(65 + self.rng.randrange(26))}. {family}"
         return f"{given} {family}"
@@ -204,7 +209,7 @@ class World:
 
     def text(self, topic: int, words: int) -> str:
         vocabulary = self.topics[topic]
-        chosen = self.rng.choices(vocabulary, k=words)
+        chosen = self.rng.choices(vocabulary, cum_weights=self.word_weights, k=words)
         for index in range(0, words, 3):
             chosen[index] = self.rng.choice(COMMON)
         sentences = [" ".join(chosen[i : i + 18]) for i in range(0, words, 18)]

@@ -72,11 +72,16 @@ def test_home_shows_figures_and_the_names_to_curate_first(client, demo, django_a
         client.get("/")
 
 
-def test_figures_are_fresh_after_an_import(client, demo, tmp_path):
+def test_figures_and_venue_years_are_fresh_after_an_import(client, demo, tmp_path):
     assert client.get("/").context["data"]["figures"]["papers"] == 20
-    write_dump(tmp_path, [make_paper("Brand new", ("Ada Lovelace",))])
+    venues = client.get("/venues/?format=json").json()["venues"]
+    assert "Brand New Venue" not in {venue["name"] for venue in venues}
+    write_dump(tmp_path, [make_paper("Brand new", ("Ada Lovelace",), venue="Brand New Venue")])
     run_import(tmp_path)
     assert client.get("/").context["data"]["figures"]["papers"] == 21
+    venues = client.get("/venues/?format=json").json()["venues"]
+    (new,) = [venue for venue in venues if venue["name"] == "Brand New Venue"]
+    assert new["papers"] == 1
 
 
 def test_cluster_page_groups_the_papers_by_identity(client, demo):

@@ -23,6 +23,7 @@ from .. import arrowfile
 
 NAME_LENGTH = 500
 SLUG_LENGTH = 80
+VENUE_YEARS_CACHE_KEY = "arrow:venue-years"
 FIGURES_CACHE_KEY = "arrow:corpus-figures"
 # Keeps every IN (...) list far below SQLite's limit of 32,766 bound variables.
 CHUNK = 2000
@@ -49,8 +50,25 @@ def corpus_figures() -> dict[str, int]:
     return cache.get_or_set(FIGURES_CACHE_KEY, count, timeout=300)
 
 
+def venue_years() -> dict[int, list[dict[str, int]]]:
+    """Papers per venue and year, newest first, for the venue list. Cached like the
+    figures: grouping a million papers takes 80 ms."""
+
+    def group() -> dict[int, list[dict[str, int]]]:
+        years: dict[int, list[dict[str, int]]] = {}
+        for venue_id, year, count in (
+            Paper.objects.values_list("venue_id", "year")
+            .annotate(n=models.Count("pk"))
+            .order_by("venue_id", "-year")
+        ):
+            years.setdefault(venue_id, []).append({"year": year, "papers": count})
+        return years
+
+    return cache.get_or_set(VENUE_YEARS_CACHE_KEY, group, timeout=300)
+
+
 def forget_corpus_figures() -> None:
-    cache.delete(FIGURES_CACHE_KEY)
+    cache.delete_many([FIGURES_CACHE_KEY, VENUE_YEARS_CACHE_KEY])
 
 
 class Venue(models.Model):

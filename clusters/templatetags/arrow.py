@@ -35,6 +35,28 @@ def highlight(text: str, words: list[str]) -> SafeString:
     )
 
 
+@register.simple_tag
+def byline(paper: dict, words: list[str]) -> SafeString:
+    """A paper's printed names, each linking to its identity, the page's own name
+    marked. Built here rather than in the template: a page of papers prints hundreds
+    of names, and a template loop costs several times more per name."""
+    names = []
+    for author in paper["authors"]:
+        if author["in_cluster"]:
+            name = format_html("<mark>{}</mark>", author["name"])
+        else:
+            name = highlight(author["name"], words)
+        if author["identity"]:
+            mark = SafeString(' class="this-name"' if author["in_cluster"] else "")
+            names.append(format_html('<a href="{}"{}>{}</a>', author["identity"], mark, name))
+        else:
+            names.append(format_html('{}<span class="meta"> (unassigned)</span>', name))
+    more = ""
+    if paper["authors_total"] > len(paper["authors"]):
+        more = format_html(' <span class="more">… {} authors in all</span>', paper["authors_total"])
+    return format_html("{}{}", SafeString(", ".join(names)), more)
+
+
 @register.filter
 def is_long(paragraphs: list[str]) -> bool:
     return sum(len(paragraph) for paragraph in paragraphs) > LONG_ABSTRACT

@@ -3,10 +3,11 @@ has a JSON twin with the same data (see data.respond)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.core.paginator import Paginator
-from django.db.models import Count, Prefetch, prefetch_related_objects
+from django.db.models import Count, Prefetch
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -15,6 +16,7 @@ from django.views.decorators.http import require_safe
 from .. import citations
 from ..filters import ClusterFilter
 from ..models import Author, Authorship, Edit, NameCluster, Paper, Venue, corpus_figures
+from ..models.bibliography import venue_years
 from ..models.curation import cluster_identities
 from . import paging
 from .changes import change_ref, listed_changes
@@ -38,6 +40,7 @@ def curation_context(clusters: list[NameCluster]) -> dict[str, Any]:
 
 
 PER_PAGE = 50
+PAPER_FILTER_COUNT_CAP = 1000
 CLUSTER_SORTS = {
     "papers": ["-paper_count", "key"],
     "identities": ["-identity_count", "key"],
@@ -46,13 +49,28 @@ CLUSTER_SORTS = {
 }
 
 
-BYLINE = Prefetch("authorships", queryset=Authorship.objects.order_by("position"))
+def attach_bylines(papers: Iterable[Paper]) -> None:
+    """Give each paper `byline_rows`: its printed names in byline order, as light rows
+    (1 query). A page of papers holds a thousand names, which as model instances cost
+    more than the rest of the page."""
+    by_id = {paper.pk: paper for paper in papers}
+    for paper in by_id.values():
+        paper.byline_rows = []
+    for row in (
+        Authorship.objects.filter(paper_id__in=by_id)
+        .order_by("paper_id", "position")
+        .values_list(
+            "paper_id", "author_id", "cluster_id", "position", "name_as_printed", named=True
+        )
+    ):
+        by_id[row.paper_id].byline_rows.append(row)
 
 
 def papers_with_bylines(ids: list[int]) -> dict[int, Paper]:
-    """Papers by id, each with its venue and its authorships in byline order (2 queries)."""
-    papers = Paper.objects.filter(pk__in=ids).select_related("venue").prefetch_related(BYLINE)
-    return {paper.pk: paper for paper in papers}
+    """Papers by id, each with its venue and its byline (2 queries)."""
+    papers = {paper.pk: paper for paper in Paper.objects.filter(pk__in=ids).select_related("venue")}
+    attach_bylines(papers.values())
+    return papers
 
 
 @require_safe
@@ -77,11 +95,15 @@ def cluster_list(request: HttpRequest) -> HttpResponse:
         sort = "papers"
     notices += filter_notices(filterset)
     cursors = {key: request.GET.get(key, "") for key in ("after", "before")}
+    names = filterset.qs
+    # Under a venue or year filter each name is checked against its papers: counting
+    # 10,000 of them takes 650 ms at a million papers, 1,000 a tenth of that.
+    cap = PAPER_FILTER_COUNT_CAP if filterset.paper_conditions() else paging.COUNT_CAP
     try:
-        page = paging.keyset_page(filterset.qs, CLUSTER_SORTS[sort], PER_PAGE, **cursors)
+        page = paging.keyset_page(names, CLUSTER_SORTS[sort], PER_PAGE, **cursors, count_cap=cap)
     except paging.BadCursor:
         notices.append("That page link is broken or out of date; showing the first page.")
-        page = paging.keyset_page(filterset.qs, CLUSTER_SORTS[sort], PER_PAGE)
+        page = paging.keyset_page(names, CLUSTER_SORTS[sort], PER_PAGE, count_cap=cap)
     data = {
         "clusters": [cluster_ref(cluster) for cluster in page.rows],
         "page": page.as_data(),
@@ -215,7 +237,7 @@ def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
     )
     page = Paginator(ordered, 100).get_page(page_number(request, notices))
     papers = {a.paper_id: a.paper for a in page.object_list}
-    prefetch_related_objects(list(papers.values()), BYLINE)
+    attach_bylines(papers.values())
     papers_of_author = authorships.values("paper_id")
     per_year = dict(
         authorships.values_list("paper__year").annotate(n=Count("paper", distinct=True)).order_by()
@@ -369,13 +391,7 @@ def citation_response(request: HttpRequest, paper: Paper) -> HttpResponse | None
 
 @require_safe
 def venue_list(request: HttpRequest) -> HttpResponse:
-    years: dict[int, list[dict[str, int]]] = {}
-    for venue_id, year, count in (
-        Paper.objects.values_list("venue_id", "year")
-        .annotate(n=Count("pk"))
-        .order_by("venue_id", "-year")
-    ):
-        years.setdefault(venue_id, []).append({"year": year, "papers": count})
+    years = venue_years()
     data = {
         "venues": [
             {

@@ -69,14 +69,14 @@ def byline(
         for number, a in enumerate(authorships)
         if limit is None or number < limit or a.cluster_id == cluster_id
     ]
+    # One reverse() per byline, not per name: a list page prints hundreds of names.
+    identity_url = reverse("clusters:author-detail", args=[0]).removesuffix("0/")
     return {
         "authors": [
             {
                 "name": a.name_as_printed,
                 "position": a.position,
-                "identity": reverse("clusters:author-detail", args=[a.author_id])
-                if a.author_id
-                else None,
+                "identity": f"{identity_url}{a.author_id}/" if a.author_id else None,
                 "identity_id": a.author_id,
                 "in_cluster": a.cluster_id == cluster_id,
             }
@@ -90,9 +90,10 @@ def paper_summary(
     paper: Paper, cluster_id: int | None = None, limit: int | None = BYLINE_LIMIT
 ) -> dict:
     """A paper as list pages show it; needs `venue` and `authorships` loaded."""
+    url = paper.get_absolute_url()
     return {
         "id": paper.pk,
-        "url": paper.get_absolute_url(),
+        "url": url,
         "title": paper.title,
         "venue": venue_ref(paper.venue),
         "year": paper.year,
@@ -100,9 +101,15 @@ def paper_summary(
         "venue_line": paper.venue_line,
         "proceedings": reverse("clusters:venue-year", args=[paper.venue.slug, paper.year]),
         "abstract": paper.abstract_paragraphs,
-        "links": {"details": paper.get_absolute_url(), "pdf": paper.has_pdf, "doi": paper.has_doi},
-        **byline(list(paper.authorships.all()), cluster_id, limit),
+        "links": {"details": url, "pdf": paper.has_pdf, "doi": paper.has_doi},
+        **byline(bylines_of(paper), cluster_id, limit),
     }
+
+
+def bylines_of(paper: Paper) -> list:
+    """The byline that browse.attach_bylines() gave the paper, or its authorships."""
+    rows = getattr(paper, "byline_rows", None)
+    return rows if rows is not None else list(paper.authorships.all())
 
 
 def identity_ref(author: Author) -> dict[str, Any]:

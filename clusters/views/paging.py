@@ -76,12 +76,17 @@ class KeysetPage:
 
 
 def keyset_page(
-    queryset: QuerySet, ordering: list[str], per_page: int, after: str = "", before: str = ""
+    queryset: QuerySet,
+    ordering: list[str],
+    per_page: int,
+    after: str = "",
+    before: str = "",
+    count_cap: int = COUNT_CAP,
 ) -> KeysetPage:
     """One page of queryset in `ordering` (whose last field must be unique). Raises
     BadCursor for a cursor that this ordering did not make."""
     names = [field.lstrip("-") for field in ordering]
-    total, capped = capped_count(queryset)
+    total, capped = capped_count(queryset, count_cap)
     if before:
         reverse = [field[1:] if field.startswith("-") else f"-{field}" for field in ordering]
         rows = list(
