@@ -306,6 +306,21 @@ def test_evaluation_scores_each_method_against_the_truth(tmp_path):
     assert (tmp_path / "table.md").read_text().startswith("| clusters | method |")
 
 
+def test_evaluation_can_count_suspected_profiles_of_one_person_as_one(tmp_path):
+    small_corpus(tmp_path)
+    truth = json.loads((tmp_path / "truth.json").read_text())
+    for entry in truth["files"].values():
+        if entry["name"] == "Wei Wang":
+            entry["suspected_same_person"] = [{"ids": ["~B", "~A"], "shared_coauthors": []}]
+    (tmp_path / "truth.json").write_text(json.dumps(truth))
+    out = io.StringIO()
+    call_command("evaluate_suggestions", tmp_path, "--merge-suspected", stdout=out)
+    # One person now: no name holds two, and "each name one person" is right everywhere.
+    assert "more than one identity" not in out.getvalue()
+    rows = [line for line in out.getvalue().splitlines() if "each name one person" in line]
+    assert "| 1.000 | 1.000 | **1.000** |" in rows[0]
+
+
 def test_evaluation_says_what_is_missing(tmp_path):
     with pytest.raises(CommandError, match="holds no dump/ folder and truth.json"):
         call_command("evaluate_suggestions", tmp_path)
