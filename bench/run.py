@@ -223,11 +223,26 @@ def in_process(report: Report, vendor: str, database: str) -> None:
             report.add(f"{prefix}_{vendor}_{key}", value)
 
 
+def evaluate(report: Report, corpus: Path) -> None:
+    """Split suggestions against the corpus's true identities, as given and with its
+    suspected two-profile people merged."""
+    for key, extra in (("evaluation", []), ("evaluation_merged", ["--merge-suspected"])):
+        step = run([PYTHON, "manage.py", "evaluate_suggestions", str(corpus), *extra])
+        report.figures[key] = step.output.strip()
+        print(f"  {key}: done in {step.seconds:.0f} s", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--papers", type=int, default=20_000)
     parser.add_argument("--seconds", type=int, default=15, help="wrk time per page kind")
     parser.add_argument("--out", type=Path, default=ROOT / "BENCHMARKS.md")
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        default=ROOT.parent / "shared" / "corpus",
+        help="a corpus with true identities, to score the split suggestions on",
+    )
     options = parser.parse_args()
     if not shutil.which("wrk"):
         raise SystemExit("wrk is not installed: `apt-get install wrk` (make bench does)")
@@ -250,6 +265,8 @@ def main() -> None:
     for vendor, database in databases.items():
         in_process(report, vendor, database)
         load_pages(report, vendor, database, work, options.seconds)
+    if options.corpus.is_dir():
+        evaluate(report, options.corpus)
     (work / f"figures-{options.papers}.json").write_text(json.dumps(report.figures, indent=1))
     from bench.report import write
 
