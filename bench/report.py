@@ -57,6 +57,9 @@ def write(figures: dict, papers: int, out: Path) -> None:
             row = f.get(f"pages_{vendor}_{page}")
             if not row:
                 continue
+            if "failed" in row:
+                lines.append(f"| {vendor} | {page} | failed: {row['failed']} | | | | |")
+                continue
             errors = row["errors"] + (0 if row["socket_errors"] == "none" else 1)
             target = TARGETS.get(page)
             mark = "" if target is None else (" ✓" if row["p99_ms"] < target else " ✗")

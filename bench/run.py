@@ -41,10 +41,13 @@ class Step:
 class Report:
     papers: int
     figures: dict = field(default_factory=dict)
+    keep: Path | None = None
 
     def add(self, key: str, value) -> None:
         self.figures[key] = value
         print(f"  {key}: {value}", flush=True)
+        if self.keep:  # a run that stops half-way keeps what it measured
+            self.keep.write_text(json.dumps(self.figures, indent=1))
 
 
 def run(args: list[str], env: dict[str, str] | None = None) -> Step:
@@ -196,6 +199,8 @@ def milliseconds(text: str) -> float:
 
 def parse_wrk(output: str) -> dict:
     latency = dict(re.findall(r"^\s+(50|99)%\s+(\S+)$", output, re.MULTILINE))
+    if "50" not in latency or "99" not in latency:
+        return {"failed": " ".join(output.split())[:300]}
     requests = re.search(r"^\s*(\d+) requests in", output, re.MULTILINE)
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
     sockets = re.search(r"Socket errors: (.*)$", output, re.MULTILINE)
@@ -249,7 +254,7 @@ def main() -> None:
     work = Path(os.environ.get("ARROW_BENCH_DIR", "/tmp/arrow-bench"))
     work.mkdir(parents=True, exist_ok=True)
     pg_url = os.environ.get("ARROW_BENCH_PG", "postgres://postgres@127.0.0.1:5432")
-    report = Report(options.papers)
+    report = Report(options.papers, keep=work / f"figures-{options.papers}.json")
     report.add("machine", machine())
     dump = work / f"dump-{options.papers}"
     made = work / f"dump-{options.papers}.log"  # what the generator said, for the report

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from django.core.cache import cache
 from django.core.paginator import Paginator
-from django.db.models import Count, Prefetch
+from django.db.models import Count, Max, Prefetch
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -41,6 +42,7 @@ def curation_context(clusters: list[NameCluster]) -> dict[str, Any]:
 
 PER_PAGE = 50
 PAPER_FILTER_COUNT_CAP = 1000
+IDENTITY_PER_PAGE = 50
 CLUSTER_SORTS = {
     "papers": ["-paper_count", "key"],
     "identities": ["-identity_count", "key"],
@@ -223,6 +225,43 @@ def cluster_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return respond(request, "clusters/cluster_detail.html", data, **context)
 
 
+def identity_figures(author: Author, papers: int) -> tuple:
+    """Papers per year, venues, co-authors and printed names of an identity (4 queries,
+    70 ms for one of 1,000 papers), cached until its papers or any identity change."""
+    newest_edit = Edit.objects.aggregate(newest=Max("pk"))["newest"] or 0
+
+    def count() -> tuple:
+        authorships = Authorship.objects.filter(author=author)
+        per_year = dict(
+            authorships.values_list("paper__year")
+            .annotate(n=Count("paper", distinct=True))
+            .order_by()
+        )
+        venues = [
+            {**venue_ref(venue), "papers": venue.n}
+            for venue in Venue.objects.filter(papers__authorships__author=author)
+            .annotate(n=Count("papers", distinct=True))
+            .order_by("-n", "name")
+        ]
+        coauthors = list(
+            Authorship.objects.filter(
+                paper__in=authorships.values("paper_id"), author__isnull=False
+            )
+            .exclude(author=author)
+            .values("author_id", "author__name")
+            .annotate(n=Count("paper", distinct=True))
+            .order_by("-n", "author__name", "author_id")[:40]
+        )
+        names = list(
+            authorships.values("name_as_printed", "cluster__slug", "cluster__name")
+            .annotate(n=Count("pk"))
+            .order_by("-n", "name_as_printed")
+        )
+        return per_year, venues, coauthors, names
+
+    return cache.get_or_set(f"identity:{author.pk}:{papers}:{newest_edit}", count, 24 * 3600)
+
+
 @require_safe
 def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
     author = get_object_or_404(Author, pk=pk)
@@ -235,30 +274,10 @@ def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
     ordered = authorships.select_related("paper__venue").order_by(
         "-paper__year", "paper__title", "paper_id", "position"
     )
-    page = Paginator(ordered, 100).get_page(page_number(request, notices))
+    page = Paginator(ordered, IDENTITY_PER_PAGE).get_page(page_number(request, notices))
     papers = {a.paper_id: a.paper for a in page.object_list}
     attach_bylines(papers.values())
-    papers_of_author = authorships.values("paper_id")
-    per_year = dict(
-        authorships.values_list("paper__year").annotate(n=Count("paper", distinct=True)).order_by()
-    )
-    venues = (
-        Venue.objects.filter(papers__authorships__author=author)
-        .annotate(n=Count("papers", distinct=True))
-        .order_by("-n", "name")
-    )
-    coauthors = (
-        Authorship.objects.filter(paper__in=papers_of_author, author__isnull=False)
-        .exclude(author=author)
-        .values("author_id", "author__name")
-        .annotate(n=Count("paper", distinct=True))
-        .order_by("-n", "author__name", "author_id")[:40]
-    )
-    names = (
-        authorships.values("name_as_printed", "cluster__slug", "cluster__name")
-        .annotate(n=Count("pk"))
-        .order_by("-n", "name_as_printed")
-    )
+    per_year, venues, coauthors, names = identity_figures(author, page.paginator.count)
     data = {
         "identity": identity_ref(author),
         "papers": [
@@ -275,7 +294,7 @@ def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "papers_per_year": [
             {"year": year, "papers": count} for year, count in sorted(per_year.items())
         ],
-        "venues": [{**venue_ref(venue), "papers": venue.n} for venue in venues],
+        "venues": venues,
         "coauthors": [
             {**author_ref(row["author_id"], row["author__name"]), "papers": row["n"]}
             for row in coauthors
