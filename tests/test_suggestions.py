@@ -180,6 +180,7 @@ def test_the_page_groups_the_name_and_a_group_becomes_a_split_proposal(client, e
     assert alone["printed"] == "HANLIN TANG" and alone["title"] == "Inference at scale"
     ner = data["groups"][1]
     assert "co-authors on several of its papers: Hongli Mao (2 papers)" in ner["reasons"]
+    assert [(on["name"], on["papers"]) for on in ner["now_on"]] == [("Hanlin Tang", 2)]
 
     # Accepting the group: its picks go to the split page, which previews, then proposes.
     query = "&".join(f"a={member['pick']}" for member in ner["members"])
@@ -218,11 +219,12 @@ def test_the_page_costs_a_fixed_number_of_queries(
 ):
     client.force_login(editor)
     # session, user and the user's and groups' permissions; the cluster; the newest
-    # edit; authorships; co-authors; distinct pairs; co-author communities; the score
-    with django_assert_num_queries(11):
+    # edit; authorships; co-authors; distinct pairs; co-author communities; the score;
+    # the names of the identities the papers are on
+    with django_assert_num_queries(12):
         client.get(f"/clusters/{tang.slug}/suggestions/")
-    # cached: session, user and permissions; the cluster; the newest edit
-    with django_assert_num_queries(6):
+    # cached: session, user and permissions; the cluster; the newest edit; the names
+    with django_assert_num_queries(7):
         client.get(f"/clusters/{tang.slug}/suggestions/")
 
 

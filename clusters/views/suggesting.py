@@ -4,6 +4,7 @@ up to a second to compute for a large name, and they lead to curation."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -11,11 +12,11 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 
 from ..filters import AmbiguityFilter
-from ..models import NameCluster
+from ..models import Author, NameCluster
 from ..suggestions import Group
 from . import paging
 from .curation import editors_only
-from .data import cluster_ref, respond
+from .data import author_ref, cluster_ref, respond
 from .querying import filter_chips, filter_notices
 
 PER_PAGE = 50
@@ -24,10 +25,18 @@ MEMBERS_SHOWN = 300
 WORST_FIRST = ["-ambiguity", "key"]
 
 
-def group_data(number: int, group: Group) -> dict[str, Any]:
+def group_data(number: int, group: Group, names: dict[int, str]) -> dict[str, Any]:
     shown = group.items[:MEMBERS_SHOWN]
+    now_on = Counter(item.identity for item in group.items)
     return {
         "number": number,
+        # Where its papers are now: a group that is one identity already needs no split.
+        "now_on": [
+            {**author_ref(pk, names[pk]), "papers": count}
+            if pk
+            else {"id": None, "name": "unassigned", "url": None, "papers": count}
+            for pk, count in now_on.most_common()
+        ],
         "papers": group.papers,
         "confidence": group.confidence,
         "uncertain": group.uncertain,
@@ -70,13 +79,15 @@ def cluster_suggestions(request: HttpRequest, slug: str) -> HttpResponse:
     if found is not None:
         people = [group for group in found.groups if not group.uncertain]
         alone = [group for group in found.groups if group.uncertain]
+        ids = {item.identity for group in found.groups for item in group.items}
+        names = dict(Author.objects.filter(pk__in=ids - {None}).values_list("pk", "name"))
         data.update(
             people=found.people,
             uncertain=found.uncertain,
             ambiguity=found.ambiguity,
-            groups=[group_data(n, group) for n, group in enumerate(people, start=1)],
+            groups=[group_data(n, group, names) for n, group in enumerate(people, start=1)],
             # Papers nothing links, together: ticked by hand, never proposed as a block.
-            uncertain_papers=group_data(0, merged(alone)) if alone else None,
+            uncertain_papers=group_data(0, merged(alone), names) if alone else None,
         )
     return respond(request, "clusters/suggestions.html", data, cluster=cluster)
 
