@@ -21,6 +21,18 @@ pytestmark = [
 DEMO = Path(__file__).resolve().parent.parent / "clusters" / "demo"
 
 
+@pytest.fixture(autouse=True)
+def empty_index():
+    """Transactional tests flush the tables between them, but not the full-text index
+    (a virtual table on SQLite, no model): empty it, or the last test's papers stay."""
+    from django.db import connection
+
+    from clusters import search
+
+    with connection.cursor() as cursor:
+        cursor.execute(search.backend().clear)
+
+
 @pytest.fixture
 def site(live_server, monkeypatch, settings) -> str:
     # The live server answers /static/ from the source folders, which hold no hashed

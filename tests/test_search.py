@@ -209,3 +209,16 @@ def test_search_costs_a_fixed_number_of_queries(client, corpus, django_assert_nu
     # the chosen venue is checked, then the newest filtered matches are sorted directly
     with django_assert_num_queries(8):
         client.get("/search/?q=privacy&venue=icml&sort=newest")
+
+
+@pytestmark_db
+def test_a_paper_gone_from_the_table_but_not_the_index_is_skipped(client, corpus):
+    from django.db import connection
+
+    gone = Paper.objects.filter(title__icontains="privacy").order_by("pk").first()
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM clusters_authorship WHERE paper_id = %s", [gone.pk])
+        cursor.execute("DELETE FROM clusters_paper WHERE id = %s", [gone.pk])
+    response = client.get("/search/?q=privacy")
+    assert response.status_code == 200
+    assert gone.title not in [paper["title"] for paper in response.context["data"]["results"]]

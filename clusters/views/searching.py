@@ -151,5 +151,6 @@ def run(request: HttpRequest, terms: list, papers: QuerySet, sort: str, data: di
             matches.order_by(*SORTS[sort]).values_list("pk", flat=True)[start : start + PER_PAGE]
         )
     by_id = papers_with_bylines(ids)
-    data["results"] = [paper_summary(by_id[pk]) for pk in ids]
+    # The index is read directly: should it hold a paper that is gone, skip it.
+    data["results"] = [paper_summary(by_id[pk]) for pk in ids if pk in by_id]
     data["page"] = page_data(page)
