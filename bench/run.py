@@ -198,7 +198,8 @@ def milliseconds(text: str) -> float:
 
 
 def parse_wrk(output: str) -> dict:
-    latency = dict(re.findall(r"^\s+(50|99)%\s+(\S+)$", output, re.MULTILINE))
+    # wrk pads units to two characters: "1.32s " has a trailing space.
+    latency = dict(re.findall(r"^\s+(50|99)%\s+(\S+)\s*$", output, re.MULTILINE))
     if "50" not in latency or "99" not in latency:
         return {"failed": " ".join(output.split())[:300]}
     requests = re.search(r"^\s*(\d+) requests in", output, re.MULTILINE)

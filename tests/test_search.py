@@ -203,11 +203,12 @@ def test_the_index_follows_imports_and_can_be_rebuilt(client, corpus, tmp_path):
 @pytestmark_db
 def test_search_costs_a_fixed_number_of_queries(client, corpus, django_assert_num_queries):
     # names; the newest matches' ids (count and candidates), from the index; facets by
-    # venue, year and type together; rank; papers; bylines; the venue filter's choices
-    with django_assert_num_queries(7):
+    # venue, year and type together, then the venues' names; rank; papers; bylines; the
+    # venue filter's choices
+    with django_assert_num_queries(8):
         client.get("/search/?q=privacy")
     # the chosen venue is checked, then the newest filtered matches are sorted directly
-    with django_assert_num_queries(8):
+    with django_assert_num_queries(9):
         client.get("/search/?q=privacy&venue=icml&sort=newest")
 
 

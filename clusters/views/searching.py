@@ -13,7 +13,7 @@ from django.views.decorators.http import require_safe
 
 from .. import search as fulltext
 from ..filters import PaperFilter
-from ..models import NameCluster, Paper
+from ..models import NameCluster, Paper, Venue
 from . import paging
 from .browse import papers_with_bylines
 from .data import cluster_ref, page_data, paper_summary, respond
@@ -33,12 +33,18 @@ def facets(request: HttpRequest, ids: list[int]) -> dict[str, list[dict]]:
     """Counts by venue, year and type among these matches, each with a link that applies
     it, from one grouped query."""
     matches = Paper.objects.filter(pk__in=ids)
-    groups = matches.order_by().values("venue__slug", "venue__name", "year", "paper_type")
+    # Grouped without joining the venues: with statistics, SQLite would otherwise walk
+    # every paper of each venue instead of looking up these ids (160 ms at a million).
+    groups = list(
+        matches.order_by().values("venue_id", "year", "paper_type").annotate(n=Count("pk"))
+    )
+    named = Venue.objects.in_bulk({row["venue_id"] for row in groups})
     venues: Counter = Counter()
     years: Counter = Counter()
     types: Counter = Counter()
-    for row in groups.annotate(n=Count("pk")):
-        venues[row["venue__slug"], row["venue__name"]] += row["n"]
+    for row in groups:
+        venue = named[row["venue_id"]]
+        venues[venue.slug, venue.name] += row["n"]
         years[row["year"]] += row["n"]
         types[row["paper_type"]] += row["n"]
 
