@@ -54,6 +54,11 @@ class EditQuerySet(models.QuerySet):
     def applied(self) -> EditQuerySet:
         return self.filter(status=Edit.Status.APPLIED)
 
+    def newest_pk(self) -> int:
+        """The id of the newest change (0 before any): part of every cache key whose
+        answer an edit can change, so that no edit has to remember to invalidate it."""
+        return self.aggregate(newest=models.Max("pk"))["newest"] or 0
+
     def for_identity(self, author: Author) -> EditQuerySet:
         """Changes that moved papers from or to this identity, made or merged it."""
         touching = (

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Max
 from django.utils import timezone
 
 from .. import arrowfile, suggestions
@@ -40,7 +39,7 @@ def cluster_suggestions(cluster: NameCluster, offline: bool = False) -> Suggesti
     """The name's suggestions, from the cache or computed now. A name of more than
     ONLINE_PAPERS papers is computed only offline (score_ambiguity): a web worker
     would time out on it. None: not computed yet."""
-    newest_edit = Edit.objects.aggregate(newest=Max("pk"))["newest"] or 0
+    newest_edit = Edit.objects.newest_pk()
     key = f"suggestions:{cluster.pk}:{cluster.paper_count}:{cluster.identity_count}:{newest_edit}"
     found = cache.get(key)
     if found is None and (offline or cluster.paper_count <= ONLINE_PAPERS):
