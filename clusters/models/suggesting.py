@@ -1,5 +1,5 @@
 """Split suggestions for one name, from the database: clusters.suggestions does the
-thinking; this gathers its evidence in five queries and caches the answer.
+thinking; this gathers its evidence in four queries and caches the answer.
 
 The cache key holds what the answer depends on (the cluster's paper and identity
 counts and the newest edit), so an import or any edit makes the next page view
