@@ -323,6 +323,27 @@ def test_evaluation_can_count_suspected_profiles_of_one_person_as_one(tmp_path):
     assert "| 1.000 | 1.000 | **1.000** |" in rows[0]
 
 
+def test_evaluation_scores_names_of_several_profiles_with_email_ids_unknown(tmp_path):
+    small_corpus(tmp_path)
+    out = io.StringIO()
+    call_command("evaluate_suggestions", tmp_path, stdout=out)
+    assert "| more than one profile, email ids unknown | Arrow suggestions | 1 | 3 |" in (
+        out.getvalue()
+    )
+    truth = json.loads((tmp_path / "truth.json").read_text())
+    for entry in truth["files"].values():
+        for paper in entry["papers"]:
+            for match in paper["matches"]:
+                if match["identity"] == "~B":
+                    match["id_type"] = "email_hash"
+    (tmp_path / "truth.json").write_text(json.dumps(truth))
+    out = io.StringIO()
+    call_command("evaluate_suggestions", tmp_path, stdout=out)
+    # "~B" may be "~A" without a profile: Wei Wang is one known profile, two ids.
+    assert "more than one profile" not in out.getvalue()
+    assert "| more than one identity | Arrow suggestions | 1 | 3 |" in out.getvalue()
+
+
 def test_evaluation_says_what_is_missing(tmp_path):
     with pytest.raises(CommandError, match="holds no dump/ folder and truth.json"):
         call_command("evaluate_suggestions", tmp_path)
