@@ -214,6 +214,20 @@ def test_suggestions_are_cached_until_the_name_changes(client, moderator, tang):
 
 
 @pytest.mark.django_db
+def test_approving_a_proposal_makes_cached_answers_afresh(editor, moderator, tang):
+    # The proposal is the newest change before and after its approval: its id alone
+    # would keep the caches keyed by it, and their stale answers.
+    proposal = Edit.plan_split(
+        editor=editor, reason="r", cluster=tang, picks=picks(tang, "Entities")
+    ).submit()
+    assert proposal.status == Edit.Status.PROPOSED
+    proposed = Edit.objects.version()
+    assert Edit.objects.version() == proposed
+    proposal.approve(moderator)
+    assert Edit.objects.version() != proposed
+
+
+@pytest.mark.django_db
 def test_the_page_costs_a_fixed_number_of_queries(
     client, editor, tang, django_assert_num_queries, fresh_cache
 ):

@@ -54,10 +54,13 @@ class EditQuerySet(models.QuerySet):
     def applied(self) -> EditQuerySet:
         return self.filter(status=Edit.Status.APPLIED)
 
-    def newest_pk(self) -> int:
-        """The id of the newest change (0 before any): part of every cache key whose
-        answer an edit can change, so that no edit has to remember to invalidate it."""
-        return self.aggregate(newest=models.Max("pk"))["newest"] or 0
+    def version(self) -> str:
+        """Changes whenever identities may have: a change is made (a new id) or a
+        proposal is approved (a new review time). Part of every cache key whose answer
+        an edit can change, so that no edit has to remember to invalidate it."""
+        newest = self.aggregate(pk=models.Max("pk"), reviewed=models.Max("reviewed_at"))
+        reviewed = newest["reviewed"].timestamp() if newest["reviewed"] else 0
+        return f"{newest['pk'] or 0}-{reviewed}"
 
     def for_identity(self, author: Author) -> EditQuerySet:
         """Changes that moved papers from or to this identity, made or merged it."""

@@ -2,8 +2,8 @@
 thinking; this gathers its evidence in four queries and caches the answer.
 
 The cache key holds what the answer depends on (the cluster's paper and identity
-counts and the newest edit), so an import or any edit makes the next page view
-compute afresh; nothing has to remember to invalidate it.
+counts and Edit.objects.version()), so an import, any edit or an approval makes the
+next view compute afresh; nothing has to remember to invalidate it.
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ def cluster_suggestions(cluster: NameCluster, offline: bool = False) -> Suggesti
     """The name's suggestions, from the cache or computed now. A name of more than
     ONLINE_PAPERS papers is computed only offline (score_ambiguity): a web worker
     would time out on it. None: not computed yet."""
-    newest_edit = Edit.objects.newest_pk()
-    key = f"suggestions:{cluster.pk}:{cluster.paper_count}:{cluster.identity_count}:{newest_edit}"
+    edits = Edit.objects.version()
+    key = f"suggestions:{cluster.pk}:{cluster.paper_count}:{cluster.identity_count}:{edits}"
     found = cache.get(key)
     if found is None and (offline or cluster.paper_count <= ONLINE_PAPERS):
         found = compute(cluster)
