@@ -115,6 +115,27 @@ def test_cluster_page_can_show_one_identity(client, demo):
     assert len(data["identities"]) == 2  # the list of identities stays whole
 
 
+def test_cluster_page_shows_an_approved_proposal_at_once(client, demo, editor, moderator):
+    from clusters.models import Authorship, Edit
+
+    cluster = NameCluster.objects.get(key="mei lin")
+    before = client.get(cluster.get_absolute_url()).context["data"]  # now in the cache
+    assert [i["papers"] for i in before["identities"]] == [5, 1]
+    lower = identity("mei lin")
+    picks = list(
+        Authorship.objects.filter(cluster=cluster, author=lower).values_list("pk", "author_id")
+    )
+    proposal = Edit.plan_move(
+        editor=editor, reason="one person", cluster=cluster, picks=picks, target=identity("Mei Lin")
+    ).submit()
+    assert [
+        i["papers"] for i in client.get(cluster.get_absolute_url()).context["data"]["identities"]
+    ] == [5, 1]  # a proposal changes nothing
+    proposal.approve(moderator)
+    after = client.get(cluster.get_absolute_url()).context["data"]
+    assert [(i["name"], i["papers"]) for i in after["identities"]] == [("Mei Lin", 6)]
+
+
 def test_related_names_link_spellings_numbers_and_initials(client, demo, tmp_path):
     write_dump(tmp_path, [make_paper("Initials", ("Y. Liu", "M. Lin"))])
     run_import(tmp_path)

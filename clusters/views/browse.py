@@ -4,6 +4,7 @@ has a JSON twin with the same data (see data.respond)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from django.core.cache import cache
@@ -117,45 +118,70 @@ def cluster_list(request: HttpRequest) -> HttpResponse:
     return respond(request, "clusters/cluster_list.html", data, filter=filterset)
 
 
-# An authorship of the cluster as the page needs it.
-Row = tuple[int, int, int | None, str | None, int, str, int | None]
+# An authorship of the cluster as the page lists it: (authorship, paper, identity,
+# the change that placed it there).
+Row = tuple[int, int, int | None, int | None]
 UNASSIGNED = "unassigned"
+LAYOUT_SECONDS = 24 * 3600
 
 
-def group_by_identity(
-    rows: list[Row], only: int | str | None
-) -> tuple[list[dict[str, Any]], list[Row]]:
-    """From (authorship, paper, identity, identity name, year, title, placed by) rows:
-    the identities, unassigned papers first and then the largest, and the rows in page
-    order: by identity, newest paper first."""
-    rows_of: dict[int | None, list[Row]] = {}
-    for row in rows:
-        rows_of.setdefault(row[2], []).append(row)
-    names = {author_id: group[0][3] for author_id, group in rows_of.items()}
-    identities = sorted(
-        rows_of, key=lambda pk: (pk is not None, -len(rows_of[pk]), names[pk] or "", pk or 0)
-    )
-    wanted = None if only == UNASSIGNED else only
-    listed = [
-        row
-        for author_id in identities
-        if only is None or author_id == wanted
-        for row in sorted(rows_of[author_id], key=lambda row: (-row[4], row[5], row[1]))
-    ]
-    refs = [
-        {**author_ref(pk, names[pk]), "papers": len(rows_of[pk])}
-        if pk is not None
-        else {"id": None, "name": "Unassigned", "url": None, "papers": len(rows_of[pk])}
-        for pk in identities
-    ]
-    return refs, listed
+@dataclass
+class Layout:
+    """A cluster's identities, unassigned papers first and then the largest, and the
+    rows of each, newest paper first: the order of its pages."""
+
+    identities: list[dict[str, Any]]
+    rows: dict[int | None, list[Row]]
+
+    def listed(self, only: int | str | None) -> list[Row]:
+        if only is None:
+            return [row for identity in self.identities for row in self.rows[identity["id"]]]
+        return self.rows[None if only == UNASSIGNED else only]
 
 
-def chosen_identity(request: HttpRequest, rows: list[Row], notices: list[str]) -> int | str | None:
+def cluster_layout(cluster: NameCluster) -> Layout:
+    """The cluster's layout, cached until its papers or any identity change: it reads
+    every authorship of the name with its paper's year and title (30 ms for a name of
+    4,000 papers at a million), where a page then needs only its own 50."""
+
+    def lay_out() -> Layout:
+        rows = Authorship.objects.filter(cluster=cluster).values_list(
+            "pk", "paper_id", "author_id", "author__name", "paper__year", "paper__title",
+            "placed_by_id",
+        )  # fmt: skip
+        rows_of: dict[int | None, list] = {}
+        for row in rows:
+            rows_of.setdefault(row[2], []).append(row)
+        names = {author_id: group[0][3] for author_id, group in rows_of.items()}
+        order = sorted(
+            rows_of, key=lambda pk: (pk is not None, -len(rows_of[pk]), names[pk] or "", pk or 0)
+        )
+        identities = [
+            {**author_ref(pk, names[pk]), "papers": len(rows_of[pk])}
+            if pk is not None
+            else {"id": None, "name": "Unassigned", "url": None, "papers": len(rows_of[pk])}
+            for pk in order
+        ]
+        return Layout(
+            identities,
+            {
+                pk: [
+                    (row[0], row[1], row[2], row[6])
+                    for row in sorted(group, key=lambda row: (-row[4], row[5], row[1]))
+                ]
+                for pk, group in rows_of.items()
+            },
+        )
+
+    key = f"cluster:{cluster.pk}:{cluster.paper_count}:{Edit.objects.version()}"
+    return cache.get_or_set(key, lay_out, LAYOUT_SECONDS)
+
+
+def chosen_identity(request: HttpRequest, layout: Layout, notices: list[str]) -> int | str | None:
     only = request.GET.get("identity")
-    if only is None or only == UNASSIGNED:
+    if only is None or only == UNASSIGNED and None in layout.rows:
         return only
-    if only.isdigit() and int(only) in {row[2] for row in rows}:
+    if only.isdigit() and int(only) in layout.rows:
         return int(only)
     notices.append(f"“{only[:40]}” is not an identity of this cluster; showing all of them.")
     return None
@@ -165,25 +191,14 @@ def chosen_identity(request: HttpRequest, rows: list[Row], notices: list[str]) -
 def cluster_detail(request: HttpRequest, slug: str) -> HttpResponse:
     cluster = get_object_or_404(NameCluster, slug=slug)
     notices: list[str] = []
-    rows = list(
-        Authorship.objects.filter(cluster=cluster).values_list(
-            "pk",
-            "paper_id",
-            "author_id",
-            "author__name",
-            "paper__year",
-            "paper__title",
-            "placed_by_id",
-        )
-    )
-    only = chosen_identity(request, rows, notices)
-    identities, listed = group_by_identity(rows, only)
+    layout = cluster_layout(cluster)
+    only = chosen_identity(request, layout, notices)
     related = cluster.related()
-    page = Paginator(listed, PER_PAGE).get_page(page_number(request, notices))
+    page = Paginator(layout.listed(only), PER_PAGE).get_page(page_number(request, notices))
     papers = papers_with_bylines([row[1] for row in page.object_list])
     groups: list[dict[str, Any]] = []
-    by_id = {identity["id"]: identity for identity in identities}
-    for authorship_id, paper_id, author_id, _, _, _, placed_by in page.object_list:
+    by_id = {identity["id"]: identity for identity in layout.identities}
+    for authorship_id, paper_id, author_id, placed_by in page.object_list:
         if not groups or groups[-1]["identity"]["id"] != author_id:
             groups.append({"identity": by_id[author_id], "papers": []})
         groups[-1]["papers"].append(
@@ -205,7 +220,7 @@ def cluster_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "key": cluster.key,
             "source_papers": cluster.source_papers,
         },
-        "identities": identities,
+        "identities": layout.identities,
         "identity": only,
         "groups": groups,
         "related": [cluster_ref(other) for other in related],
