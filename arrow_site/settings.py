@@ -132,7 +132,9 @@ LOGOUT_REDIRECT_URL = "/"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
-USE_I18N = True
+# English only: with translation on, every number a template prints asks which
+# language is active (a page of papers prints a thousand).
+USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"

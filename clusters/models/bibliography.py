@@ -19,7 +19,7 @@ from django.db.models import Count, Max, Min, OuterRef, Prefetch, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 
-from .. import arrowfile
+from .. import arrowfile, links
 
 NAME_LENGTH = 500
 SLUG_LENGTH = 80
@@ -87,7 +87,7 @@ class Venue(models.Model):
         return f"{self.name} {self.kind}"
 
     def get_absolute_url(self) -> str:
-        return reverse("clusters:venue-detail", args=[self.slug])
+        return links.remembered("clusters:venue-detail", self.slug)
 
 
 class Paper(models.Model):
@@ -114,7 +114,7 @@ class Paper(models.Model):
         return self.title
 
     def get_absolute_url(self) -> str:
-        return reverse("clusters:paper-detail", args=[self.pk])
+        return links.by_id("clusters:paper-detail", self.pk)
 
     @property
     def venue_line(self) -> str:
@@ -345,7 +345,7 @@ class Author(models.Model):
         return self.name
 
     def get_absolute_url(self) -> str:
-        return reverse("clusters:author-detail", args=[self.pk])
+        return links.by_id("clusters:author-detail", self.pk)
 
     @property
     def is_live(self) -> bool:

@@ -20,10 +20,9 @@ from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import IntegrityError, models, transaction
 from django.db.models import Max, Q
-from django.urls import reverse
 from django.utils import timezone
 
-from .. import arrowfile
+from .. import arrowfile, links
 from .bibliography import CHUNK, Author, Authorship, NameCluster, chunked
 
 ORCID = re.compile(r"^\d{4}-\d{4}-\d{4}-\d{3}[\dX]$")
@@ -155,7 +154,7 @@ class Edit(models.Model):
         return f"Change #{self.pk}: {self.get_kind_display()}"
 
     def get_absolute_url(self) -> str:
-        return reverse("clusters:change-detail", args=[self.pk])
+        return links.by_id("clusters:change-detail", self.pk)
 
     # -- planning: unsaved Edits that know what they would do ---------------------------
 

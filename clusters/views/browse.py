@@ -15,7 +15,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
-from .. import citations
+from .. import citations, links
 from ..filters import ClusterFilter
 from ..models import Author, Authorship, Edit, NameCluster, Paper, Venue, corpus_figures
 from ..models.bibliography import venue_years
@@ -208,7 +208,7 @@ def cluster_detail(request: HttpRequest, slug: str) -> HttpResponse:
                     "id": authorship_id,
                     "pick": f"{authorship_id}:{author_id or ''}",
                     "placed_by": placed_by,
-                    "placed_by_url": reverse("clusters:change-detail", args=[placed_by])
+                    "placed_by_url": links.by_id("clusters:change-detail", placed_by)
                     if placed_by
                     else None,
                 },

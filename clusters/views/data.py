@@ -7,8 +7,8 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
-from django.urls import reverse
 
+from .. import links
 from ..models import Author, Authorship, NameCluster, Paper, Venue
 
 # On list pages a byline is cut to this many names (the cluster's own name always stays).
@@ -55,7 +55,7 @@ def author_ref(author_id: int, name: str) -> dict[str, Any]:
     return {
         "id": author_id,
         "name": name,
-        "url": reverse("clusters:author-detail", args=[author_id]),
+        "url": links.by_id("clusters:author-detail", author_id),
     }
 
 
@@ -69,14 +69,14 @@ def byline(
         for number, a in enumerate(authorships)
         if limit is None or number < limit or a.cluster_id == cluster_id
     ]
-    # One reverse() per byline, not per name: a list page prints hundreds of names.
-    identity_url = reverse("clusters:author-detail", args=[0]).removesuffix("0/")
     return {
         "authors": [
             {
                 "name": a.name_as_printed,
                 "position": a.position,
-                "identity": f"{identity_url}{a.author_id}/" if a.author_id else None,
+                "identity": links.by_id("clusters:author-detail", a.author_id)
+                if a.author_id
+                else None,
                 "identity_id": a.author_id,
                 "in_cluster": a.cluster_id == cluster_id,
             }
@@ -99,7 +99,7 @@ def paper_summary(
         "year": paper.year,
         "type": paper.paper_type,
         "venue_line": paper.venue_line,
-        "proceedings": reverse("clusters:venue-year", args=[paper.venue.slug, paper.year]),
+        "proceedings": links.remembered("clusters:venue-year", paper.venue.slug, paper.year),
         "abstract": paper.abstract_paragraphs,
         "links": {"details": url, "pdf": paper.has_pdf, "doi": paper.has_doi},
         **byline(bylines_of(paper), cluster_id, limit),
