@@ -167,6 +167,22 @@ def test_identity_page_shows_papers_years_venues_and_coauthors(client, demo):
     assert '<svg class="chart" role="img" aria-label="Papers per year: 2020: 1' in response.text
 
 
+def test_identity_page_cuts_long_bylines_but_keeps_and_marks_its_own_name(client, tmp_path):
+    names = tuple(f"Author Number{n}" for n in range(30)) + ("Zed Last",)
+    write_dump(tmp_path, [make_paper("A crowded paper", names)])
+    assert run_import(tmp_path)[0] == 0
+    zed = identity("Zed Last")
+    response = client.get(zed.get_absolute_url())
+    byline = response.context["data"]["papers"][0]["authors"]
+    assert [a["name"] for a in byline] == [*names[:12], "Zed Last"]
+    assert [a["this_identity"] for a in byline] == [False] * 12 + [True]
+    assert response.context["data"]["papers"][0]["authors_total"] == 31
+    assert f'href="{zed.get_absolute_url()}" class="this-name"><mark>Zed Last</mark>' in (
+        response.text
+    )
+    assert "… 31 authors in all" in response.text
+
+
 def test_merged_identity_answers_301_through_chains(client, demo):
     a, b, c = identity("Juergen Weber"), identity("Jürgen Weber"), identity("Sarah O'Connor")
     Author.objects.filter(pk=a.pk).update(merged_into=b)

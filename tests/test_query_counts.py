@@ -49,15 +49,17 @@ def test_cluster_page(client, clusters, django_assert_num_queries):
 
 
 def test_identity_page(client, clusters, django_assert_num_queries):
-    # the identity; the count of its papers; the page of them; their bylines; the newest
-    # change; papers per year; venues; co-authors; printed names; identities merged
-    # into it; splits from it; proposals waiting for review
+    # the identity; the count of its papers; the version of identities; the order of its
+    # papers; the page of them; their bylines; papers per year; venues; co-authors;
+    # printed names; identities merged into it; splits from it; proposals waiting for
+    # review
     for name in ("Hanlin Tang", "Ada Lovelace"):
         url = Author.objects.get(name=name).get_absolute_url()
-        with django_assert_num_queries(12):
+        with django_assert_num_queries(13):
             response = client.get(url)
         assert response.status_code == 200
-        # The four figures come from the cache until the identity's papers change.
+        # The order and the four figures come from the cache until the identity's
+        # papers or any identity change.
         with django_assert_num_queries(8):
             client.get(url)
 
@@ -98,10 +100,10 @@ def test_editor_cluster_page_and_change_pages(client, clusters, django_assert_nu
     # this and related names for the editor's controls
     with django_assert_num_queries(12):
         assert client.get(big.get_absolute_url()).status_code == 200
-    # session; user; permissions (user, groups); the reader's twelve; the main name's
+    # session; user; permissions (user, groups); the reader's thirteen; the main name's
     # cluster, its related clusters, and their identities for the editor's controls
     url = Author.objects.get(name="Hanlin Tang").get_absolute_url()
-    with django_assert_num_queries(19):
+    with django_assert_num_queries(20):
         assert client.get(url).status_code == 200
     client.logout()
     # changes with editors, clusters, targets and move counts; their count

@@ -42,12 +42,13 @@ def byline(paper: dict, words: list[str]) -> SafeString:
     of names, and a template loop costs several times more per name."""
     names = []
     for author in paper["authors"]:
-        if author["in_cluster"]:
+        ours = author["in_cluster"] or author.get("this_identity")
+        if ours:
             name = format_html("<mark>{}</mark>", author["name"])
         else:
             name = highlight(author["name"], words)
         if author["identity"]:
-            mark = SafeString(' class="this-name"' if author["in_cluster"] else "")
+            mark = SafeString(' class="this-name"' if ours else "")
             names.append(format_html('<a href="{}"{}>{}</a>', author["identity"], mark, name))
         else:
             names.append(format_html('{}<span class="meta"> (unassigned)</span>', name))

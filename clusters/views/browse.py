@@ -240,10 +240,22 @@ def cluster_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return respond(request, "clusters/cluster_detail.html", data, **context)
 
 
-def identity_figures(author: Author, papers: int) -> tuple:
+def identity_order(author: Author, papers: int, edits: str) -> list[int]:
+    """The identity's authorships, newest paper first: sorting every one of them by its
+    paper's year and title takes 20 ms for 4,000 papers at a million, so the order is
+    cached until its papers or any identity change."""
+
+    def order() -> list[int]:
+        authorships = Authorship.objects.filter(author=author)
+        ordered = authorships.order_by("-paper__year", "paper__title", "paper_id", "position")
+        return list(ordered.values_list("pk", flat=True))
+
+    return cache.get_or_set(f"identity-order:{author.pk}:{papers}:{edits}", order, LAYOUT_SECONDS)
+
+
+def identity_figures(author: Author, papers: int, edits: str) -> tuple:
     """Papers per year, venues, co-authors and printed names of an identity (4 queries,
     70 ms for one of 1,000 papers), cached until its papers or any identity change."""
-    edits = Edit.objects.version()
 
     def count() -> tuple:
         authorships = Authorship.objects.filter(author=author)
@@ -285,26 +297,29 @@ def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
         query = request.GET.urlencode()
         return HttpResponsePermanentRedirect(f"{target}?{query}" if query else target)
     notices: list[str] = []
-    authorships = Authorship.objects.filter(author=author)
-    ordered = authorships.select_related("paper__venue").order_by(
-        "-paper__year", "paper__title", "paper_id", "position"
-    )
-    page = Paginator(ordered, IDENTITY_PER_PAGE).get_page(page_number(request, notices))
-    papers = {a.paper_id: a.paper for a in page.object_list}
+    count = Authorship.objects.filter(author=author).count()
+    edits = Edit.objects.version()
+    order = identity_order(author, count, edits)
+    page = Paginator(order, IDENTITY_PER_PAGE).get_page(page_number(request, notices))
+    listed = Authorship.objects.filter(pk__in=page.object_list).select_related("paper__venue")
+    by_pk = {a.pk: a for a in listed}
+    # An authorship that moved away since the order was cached is left out.
+    authorships = [by_pk[pk] for pk in page.object_list if pk in by_pk]
+    papers = {a.paper_id: a.paper for a in authorships}
     attach_bylines(papers.values())
-    per_year, venues, coauthors, names = identity_figures(author, page.paginator.count)
+    per_year, venues, coauthors, names = identity_figures(author, count, edits)
     data = {
         "identity": identity_ref(author),
         "papers": [
             {
-                **paper_summary(papers[a.paper_id], limit=None),
+                **paper_summary(papers[a.paper_id], author_id=author.pk),
                 "authorship": {
                     "id": a.pk,
                     "pick": f"{a.pk}:{a.author_id}",
                     "printed": a.name_as_printed,
                 },
             }
-            for a in page.object_list
+            for a in authorships
         ],
         "papers_per_year": [
             {"year": year, "papers": count} for year, count in sorted(per_year.items())

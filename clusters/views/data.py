@@ -60,14 +60,21 @@ def author_ref(author_id: int, name: str) -> dict[str, Any]:
 
 
 def byline(
-    authorships: list[Authorship], cluster_id: int | None = None, limit: int | None = None
+    authorships: list[Authorship],
+    cluster_id: int | None = None,
+    limit: int | None = None,
+    author_id: int | None = None,
 ) -> dict:
     """The printed names in order, each linking to its identity; `in_cluster` marks the
-    names of the page's own cluster. Long bylines are cut to `limit`, keeping those."""
+    names of the page's own cluster, `this_identity` those of the page's identity. Long
+    bylines are cut to `limit`, keeping those."""
     shown = [
         a
         for number, a in enumerate(authorships)
-        if limit is None or number < limit or a.cluster_id == cluster_id
+        if limit is None
+        or number < limit
+        or a.cluster_id == cluster_id
+        or (author_id is not None and a.author_id == author_id)
     ]
     return {
         "authors": [
@@ -79,6 +86,7 @@ def byline(
                 else None,
                 "identity_id": a.author_id,
                 "in_cluster": a.cluster_id == cluster_id,
+                "this_identity": author_id is not None and a.author_id == author_id,
             }
             for a in shown
         ],
@@ -87,7 +95,10 @@ def byline(
 
 
 def paper_summary(
-    paper: Paper, cluster_id: int | None = None, limit: int | None = BYLINE_LIMIT
+    paper: Paper,
+    cluster_id: int | None = None,
+    limit: int | None = BYLINE_LIMIT,
+    author_id: int | None = None,
 ) -> dict:
     """A paper as list pages show it; needs `venue` and `authorships` loaded."""
     url = paper.get_absolute_url()
@@ -102,7 +113,7 @@ def paper_summary(
         "proceedings": links.remembered("clusters:venue-year", paper.venue.slug, paper.year),
         "abstract": paper.abstract_paragraphs,
         "links": {"details": url, "pdf": paper.has_pdf, "doi": paper.has_doi},
-        **byline(bylines_of(paper), cluster_id, limit),
+        **byline(bylines_of(paper), cluster_id, limit, author_id),
     }
 
 
