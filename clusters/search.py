@@ -61,10 +61,15 @@ class SQLiteBackend:
     clear = f"INSERT INTO {TABLE}({TABLE}) VALUES ('delete-all')"
     insert = f"INSERT INTO {TABLE}(rowid, title, abstract, authors) VALUES (%s, %s, %s, %s)"
 
+    # Where a word is found counts: in the title most, then in the names, then in the
+    # abstract.
+    WEIGHTS = {"title": 10, "authors": 4, "abstract": 1}
+
+    def phrase(self, term: Term) -> str:
+        return '"' + fold(" ".join(term.words)) + '"' + ("*" if term.prefix else "")
+
     def expression(self, terms: list[Term]) -> str:
-        return " AND ".join(
-            '"' + fold(" ".join(term.words)) + '"' + ("*" if term.prefix else "") for term in terms
-        )
+        return " AND ".join(self.phrase(term) for term in terms)
 
     def match(self, terms: list[Term]) -> tuple[str, list]:
         return f"SELECT rowid FROM {TABLE} WHERE {TABLE} MATCH %s", [self.expression(terms)]
@@ -75,17 +80,28 @@ class SQLiteBackend:
         return sql, [self.expression(terms), limit]
 
     def rank(self, terms: list[Term], ids: list[int], limit: int, offset: int) -> tuple[str, list]:
-        # Title matches weigh most, then names, then the abstract. FTS5 scores rows only
-        # while it walks a MATCH: asking it for each candidate by rowid re-runs the MATCH
-        # per row (0.5 s for 2,000), so the matches within the candidates' id range are
-        # scored in one walk, then narrowed to the candidates.
+        # Each candidate scores the weight of every column that holds each term, newest
+        # first among equals. Not FTS5's bm25(): before its first row it walks every
+        # match of each term in the whole index to weigh the terms (50 ms for a common
+        # word at a million papers, 330 ms for a phrase), where a column filter over the
+        # candidates' id range takes a millisecond.
+        hits, params = [], []
+        # Of several terms, with the whole query too: FTS5 then walks only the matches,
+        # led by the rarest term, not every row of the range that holds a common word.
+        everything = f" AND ({self.expression(terms)})" if len(terms) > 1 else ""
+        for term in terms:
+            for column, weight in self.WEIGHTS.items():
+                hits.append(
+                    f"SELECT rowid AS id, {weight} AS weight FROM {TABLE} "
+                    f"WHERE {TABLE} MATCH %s AND rowid BETWEEN %s AND %s"
+                )
+                params += [f"({{{column}}} : {self.phrase(term)}){everything}", min(ids), max(ids)]
         sql = (
-            f"WITH scored AS MATERIALIZED (SELECT rowid AS id, bm25({TABLE}, 10.0, 1.0, 4.0) "
-            f"AS score FROM {TABLE} WHERE {TABLE} MATCH %s AND rowid BETWEEN %s AND %s) "
-            "SELECT id FROM scored WHERE id IN (SELECT value FROM json_each(%s)) "
-            "ORDER BY score, id DESC LIMIT %s OFFSET %s"
+            f"WITH hits AS ({' UNION ALL '.join(hits)}) "
+            "SELECT id FROM hits WHERE id IN (SELECT value FROM json_each(%s)) "
+            "GROUP BY id ORDER BY SUM(weight) DESC, id DESC LIMIT %s OFFSET %s"
         )
-        return sql, [self.expression(terms), min(ids), max(ids), _json(ids), limit, offset]
+        return sql, [*params, _json(ids), limit, offset]
 
 
 class PostgreSQLBackend:

@@ -129,6 +129,32 @@ def test_a_title_match_ranks_above_an_abstract_match(client, corpus):
 
 
 @pytestmark_db
+def test_sqlite_ranks_by_the_columns_that_hold_each_word_then_newest(client, tmp_path):
+    from django.db import connection
+
+    if connection.vendor != "sqlite":
+        pytest.skip("PostgreSQL ranks with ts_rank_cd")
+    papers = [
+        make_paper("Graph learning", ("Ada One",), year=2020, abstract=("Nothing more.",)),
+        make_paper("Graph models", ("Ada Two",), year=2021, abstract=("On learning.",)),
+        make_paper("Other things", ("Ada Three",), year=2022, abstract=("Graph learning.",)),
+        make_paper("Learning", ("Ada Graph",), year=2023, abstract=("Nothing more.",)),
+        make_paper("Also other", ("Ada Five",), year=2024, abstract=("Graph learning.",)),
+    ]
+    write_dump(tmp_path, papers)
+    run_import(tmp_path)
+    # both in the title 20; title and names 14; title and abstract 11; both in the
+    # abstract 2, the newer first
+    assert titles(client, "?q=graph+learning") == [
+        "Graph learning",
+        "Learning",
+        "Graph models",
+        "Also other",
+        "Other things",
+    ]
+
+
+@pytestmark_db
 def test_past_the_facet_limit_facets_count_the_newest_matches_and_say_so(
     client, corpus, monkeypatch
 ):
