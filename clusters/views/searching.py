@@ -36,25 +36,28 @@ def facets(request: HttpRequest, newest: list[int] | RawSQL) -> dict[str, list[d
     # Grouped without joining the venues: with statistics, SQLite would otherwise walk
     # every paper of each venue instead of looking up these ids (160 ms at a million).
     groups = list(
-        matches.order_by().values("venue_id", "year", "paper_type").annotate(n=Count("pk"))
+        matches.order_by()
+        .values_list("venue_id", "year", "paper_type")
+        .annotate(n=Count("pk"))  # nearly a row per match: tuples, not dicts
     )
-    named = Venue.objects.in_bulk({row["venue_id"] for row in groups})
+    named = Venue.objects.in_bulk({venue_id for venue_id, _, _, _ in groups})
     venues: Counter = Counter()
     years: Counter = Counter()
     types: Counter = Counter()
-    for row in groups:
-        venue = named[row["venue_id"]]
-        venues[venue.slug, venue.name] += row["n"]
-        years[row["year"]] += row["n"]
-        types[row["paper_type"]] += row["n"]
+    for venue_id, year, paper_type, n in groups:
+        venue = named[venue_id]
+        venues[venue.slug, venue.name] += n
+        years[year] += n
+        types[paper_type] += n
+    query = request.GET.copy()
+    for position in ("page", "format"):
+        query.pop(position, None)
 
     def link(**params: object) -> str:
-        query = request.GET.copy()
-        for position in ("page", "format"):
-            query.pop(position, None)
+        chosen = query.copy()
         for name, value in params.items():
-            query[name] = str(value)
-        return f"?{query.urlencode()}"
+            chosen[name] = str(value)
+        return f"?{chosen.urlencode()}"
 
     return {
         "venue": [
