@@ -458,7 +458,7 @@ def venue_list(request: HttpRequest) -> HttpResponse:
 def venue_detail(request: HttpRequest, slug: str, year: int | None = None) -> HttpResponse:
     venue = get_object_or_404(Venue, slug=slug)
     notices: list[str] = []
-    years = list(venue.papers.values_list("year").annotate(n=Count("pk")).order_by("-year"))
+    years = [(row["year"], row["papers"]) for row in venue_years().get(venue.pk, [])]
     if year is None and years:
         year = years[0][0]
     elif year is not None and year not in dict(years):
