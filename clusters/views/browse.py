@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core.cache import cache
 from django.core.paginator import Paginator
-from django.db.models import Count, Prefetch
+from django.db.models import Count, OuterRef, Prefetch, Q, Subquery
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -24,6 +24,7 @@ from . import paging
 from .changes import change_ref, listed_changes
 from .curation import can_edit
 from .data import (
+    BYLINE_LIMIT,
     author_ref,
     cluster_ref,
     identity_ref,
@@ -52,15 +53,24 @@ CLUSTER_SORTS = {
 }
 
 
-def attach_bylines(papers: Iterable[Paper]) -> None:
-    """Give each paper `byline_rows`: its printed names in byline order, as light rows
-    (1 query). A page of papers holds a thousand names, which as model instances cost
-    more than the rest of the page."""
+def attach_bylines(
+    papers: Iterable[Paper], cluster_id: int | None = None, author_id: int | None = None
+) -> None:
+    """Give each paper `byline_rows`: the printed names data.byline() shows, in byline
+    order, as light rows (1 query): the first BYLINE_LIMIT, those of the page's cluster
+    or identity, and the last (whose position tells how many there are). A page of 50
+    papers with long bylines holds thousands of names."""
     by_id = {paper.pk: paper for paper in papers}
     for paper in by_id.values():
         paper.byline_rows = []
+    last = Authorship.objects.filter(paper_id=OuterRef("paper_id")).order_by("-position")
+    shown = Q(position__lte=BYLINE_LIMIT) | Q(position=Subquery(last.values("position")[:1]))
+    if cluster_id is not None:
+        shown |= Q(cluster_id=cluster_id)
+    if author_id is not None:
+        shown |= Q(author_id=author_id)
     for row in (
-        Authorship.objects.filter(paper_id__in=by_id)
+        Authorship.objects.filter(shown, paper_id__in=by_id)
         .order_by("paper_id", "position")
         .values_list(
             "paper_id", "author_id", "cluster_id", "position", "name_as_printed", named=True
@@ -69,10 +79,10 @@ def attach_bylines(papers: Iterable[Paper]) -> None:
         by_id[row.paper_id].byline_rows.append(row)
 
 
-def papers_with_bylines(ids: list[int]) -> dict[int, Paper]:
+def papers_with_bylines(ids: list[int], cluster_id: int | None = None) -> dict[int, Paper]:
     """Papers by id, each with its venue and its byline (2 queries)."""
     papers = {paper.pk: paper for paper in Paper.objects.filter(pk__in=ids).select_related("venue")}
-    attach_bylines(papers.values())
+    attach_bylines(papers.values(), cluster_id)
     return papers
 
 
@@ -195,7 +205,7 @@ def cluster_detail(request: HttpRequest, slug: str) -> HttpResponse:
     only = chosen_identity(request, layout, notices)
     related = cluster.related()
     page = Paginator(layout.listed(only), PER_PAGE).get_page(page_number(request, notices))
-    papers = papers_with_bylines([row[1] for row in page.object_list])
+    papers = papers_with_bylines([row[1] for row in page.object_list], cluster.pk)
     groups: list[dict[str, Any]] = []
     by_id = {identity["id"]: identity for identity in layout.identities}
     for authorship_id, paper_id, author_id, placed_by in page.object_list:
@@ -306,7 +316,7 @@ def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
     # An authorship that moved away since the order was cached is left out.
     authorships = [by_pk[pk] for pk in page.object_list if pk in by_pk]
     papers = {a.paper_id: a.paper for a in authorships}
-    attach_bylines(papers.values())
+    attach_bylines(papers.values(), author_id=author.pk)
     per_year, venues, coauthors, names = identity_figures(author, count, edits)
     data = {
         "identity": identity_ref(author),

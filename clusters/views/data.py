@@ -70,9 +70,9 @@ def byline(
     bylines are cut to `limit`, keeping those."""
     shown = [
         a
-        for number, a in enumerate(authorships)
+        for a in authorships
         if limit is None
-        or number < limit
+        or a.position <= limit  # positions run from 1
         or a.cluster_id == cluster_id
         or (author_id is not None and a.author_id == author_id)
     ]
@@ -90,7 +90,8 @@ def byline(
             }
             for a in shown
         ],
-        "authors_total": len(authorships),
+        # The last position tells how many, when only some names were read.
+        "authors_total": authorships[-1].position if authorships else 0,
     }
 
 
