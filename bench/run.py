@@ -27,6 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
+CACHES = Path(os.environ.get("ARROW_BENCH_DIR", "/tmp/arrow-bench")) / "cache"
 PAGES = ("cluster", "identity", "paper", "list", "venue", "search")
 
 
@@ -73,8 +74,16 @@ PRODUCTION = {
 }
 
 
+def serving(database: str) -> dict[str, str]:
+    """The environment of everything that reads `database`. Each database has a cache of
+    its own, emptied when the run begins: a page cached from one must never be served
+    from the other, nor from a database of an earlier run."""
+    vendor = database.split(":", 1)[0]
+    return {"DATABASE_URL": database, "CACHE_DIR": str(CACHES / vendor), **PRODUCTION}
+
+
 def manage(database: str, *args: str) -> Step:
-    return run([PYTHON, "manage.py", *args], {"DATABASE_URL": database, **PRODUCTION})
+    return run([PYTHON, "manage.py", *args], serving(database))
 
 
 def fresh_postgres(url: str, name: str) -> str:
@@ -134,7 +143,7 @@ def import_figures(report: Report, work: Path, dump: Path, pg_url: str) -> dict[
 def targets(database: str, work: Path) -> dict[str, list[str]]:
     """Paths to load, per kind of page, picked from the database (bench/targets.py)."""
     out = work / "targets.json"
-    run([PYTHON, "bench/targets.py", str(out)], {"DATABASE_URL": database, **PRODUCTION})
+    run([PYTHON, "bench/targets.py", str(out)], serving(database))
     return json.loads(out.read_text())
 
 
@@ -151,7 +160,7 @@ end
 def load_pages(report: Report, vendor: str, database: str, work: Path, seconds: int) -> None:
     """A production server (gunicorn, whitenoise) loaded by wrk over loopback."""
     paths = targets(database, work)
-    env = {**os.environ, "DATABASE_URL": database, **PRODUCTION}
+    env = {**os.environ, **serving(database)}
     server = subprocess.Popen(
         [PYTHON, "-m", "gunicorn", "arrow_site.wsgi", "--workers", "4", "--bind",
          "127.0.0.1:8765", "--log-level", "warning"],
@@ -223,7 +232,7 @@ def in_process(report: Report, vendor: str, database: str) -> None:
         ("bench/curation.py", "curation"),
     )
     for script, prefix in scripts:
-        step = run([PYTHON, script, "--json"], {"DATABASE_URL": database, **PRODUCTION})
+        step = run([PYTHON, script, "--json"], serving(database))
         figures = json.loads(step.output.strip().splitlines()[-1])
         for key, value in figures.items():
             report.add(f"{prefix}_{vendor}_{key}", value)
@@ -254,6 +263,7 @@ def main() -> None:
         raise SystemExit("wrk is not installed: `apt-get install wrk` (make bench does)")
     work = Path(os.environ.get("ARROW_BENCH_DIR", "/tmp/arrow-bench"))
     work.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(CACHES, ignore_errors=True)
     pg_url = os.environ.get("ARROW_BENCH_PG", "postgres://postgres@127.0.0.1:5432")
     report = Report(options.papers, keep=work / f"figures-{options.papers}.json")
     report.add("machine", machine())
