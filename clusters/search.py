@@ -89,13 +89,14 @@ class SQLiteBackend:
         # Of several terms, with the whole query too: FTS5 then walks only the matches,
         # led by the rarest term, not every row of the range that holds a common word.
         everything = f" AND ({self.expression(terms)})" if len(terms) > 1 else ""
+        span = [min(ids), max(ids)]
         for term in terms:
             for column, weight in self.WEIGHTS.items():
                 hits.append(
                     f"SELECT rowid AS id, {weight} AS weight FROM {TABLE} "
                     f"WHERE {TABLE} MATCH %s AND rowid BETWEEN %s AND %s"
                 )
-                params += [f"({{{column}}} : {self.phrase(term)}){everything}", min(ids), max(ids)]
+                params += [f"({{{column}}} : {self.phrase(term)}){everything}", *span]
         sql = (
             f"WITH hits AS ({' UNION ALL '.join(hits)}) "
             "SELECT id FROM hits WHERE id IN (SELECT value FROM json_each(%s)) "
