@@ -74,6 +74,9 @@ class SQLiteBackend:
     def match(self, terms: list[Term]) -> tuple[str, list]:
         return f"SELECT rowid FROM {TABLE} WHERE {TABLE} MATCH %s", [self.expression(terms)]
 
+    def listed(self, ids: list[int]) -> tuple[str, list]:
+        return "SELECT value FROM json_each(%s)", [_json(ids)]
+
     def newest(self, terms: list[Term], limit: int) -> tuple[str, list]:
         # FTS5 walks its doclists backwards: no need to collect every match first.
         sql = f"SELECT rowid FROM {TABLE} WHERE {TABLE} MATCH %s ORDER BY rowid DESC LIMIT %s"
@@ -126,6 +129,9 @@ class PostgreSQLBackend:
     def match(self, terms: list[Term]) -> tuple[str, list]:
         sql = f"SELECT paper_id FROM {TABLE} WHERE document @@ to_tsquery('english', %s)"
         return sql, [self.expression(terms)]
+
+    def listed(self, ids: list[int]) -> tuple[str, list]:
+        return "SELECT unnest(%s::bigint[])", [ids]
 
     def newest(self, terms: list[Term], limit: int) -> tuple[str, list]:
         sql = (
@@ -207,6 +213,12 @@ def rebuild() -> int:
 def matching(terms: list[Term]) -> tuple[str, list]:
     """SQL selecting the ids of matching papers, for `pk__in=RawSQL(...)`."""
     return backend().match(terms)
+
+
+def listed(ids: list[int]) -> tuple[str, list]:
+    """SQL selecting these ids, for `pk__in=RawSQL(...)`: one parameter however many, where
+    the ORM prepares each of 2,000 ids on its own."""
+    return backend().listed(ids)
 
 
 def newest(terms: list[Term], limit: int) -> list[int]:
