@@ -184,6 +184,7 @@ def index_papers(rows: Iterable[tuple[int, str, str, str]]) -> None:
 def rebuild() -> int:
     """Index every paper again, in batches; returns how many were indexed."""
     from .models import Authorship, Paper
+    from .pagecache import pages_changed
 
     search = backend()
     with connection.cursor() as cursor:
@@ -207,6 +208,7 @@ def rebuild() -> int:
         )
         indexed += len(batch)
         last = batch[-1][0]
+    pages_changed()  # search pages kept from the old index
     return indexed
 
 

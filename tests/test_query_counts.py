@@ -1,5 +1,8 @@
 """Every page costs a fixed number of SQL queries, however large the cluster or the
-identity: pinned here on a 2,000-paper cluster against a 3-paper one."""
+identity: pinned here on a 2,000-paper cluster against a 3-paper one. Each count is of
+a page made afresh for a reader: it starts with the version of the edits, which keys
+the readers' page cache (clusters/pagecache.py); a page served from that cache costs
+that one query (tests/test_pagecache.py)."""
 
 from __future__ import annotations
 
@@ -34,55 +37,58 @@ def clusters(tmp_path) -> tuple[NameCluster, NameCluster]:
 
 
 def test_cluster_page(client, clusters, django_assert_num_queries):
-    # the cluster; the version of identities; its authorships with identities, years
+    # the page cache's version of the edits; the cluster; the version again, for the
+    # layout's key; its authorships with identities, years
     # and titles; related clusters; the page's papers with venues; their bylines;
     # proposals waiting for review
     for cluster in clusters:
-        with django_assert_num_queries(7):
+        with django_assert_num_queries(8):
             response = client.get(cluster.get_absolute_url() + "?page=3")
         assert response.status_code == 200
         # The authorships' order comes from the cache until papers or identities change.
-        with django_assert_num_queries(6):
+        with django_assert_num_queries(7):
             client.get(cluster.get_absolute_url() + "?page=2")
     big = client.get(clusters[0].get_absolute_url()).context["data"]
     assert big["cluster"]["papers"] == 2000 and big["page"]["pages"] == 40
 
 
 def test_identity_page(client, clusters, django_assert_num_queries):
-    # the identity; the count of its papers; the version of identities; the order of its
+    # the page cache's version of the edits; the identity; the count of its papers; the
+    # version again, for the figures' keys; the order of its
     # papers; the page of them; their bylines; papers per year; venues; co-authors;
     # printed names; identities merged into it; splits from it; proposals waiting for
     # review
     for name in ("Hanlin Tang", "Ada Lovelace"):
         url = Author.objects.get(name=name).get_absolute_url()
-        with django_assert_num_queries(13):
+        with django_assert_num_queries(14):
             response = client.get(url)
         assert response.status_code == 200
         # The order and the four figures come from the cache until the identity's
-        # papers or any identity change.
-        with django_assert_num_queries(8):
-            client.get(url)
+        # papers or any identity change (another address: not the page cache's).
+        with django_assert_num_queries(9):
+            client.get(url + "?page=1")
 
 
 def test_paper_page(client, clusters, django_assert_num_queries):
-    # the paper with its venue; its authorships with their clusters
+    # the version of the edits; the paper with its venue; its authorships with clusters
     url = Paper.objects.filter(title__startswith="Paper").first().get_absolute_url()
-    with django_assert_num_queries(2):
+    with django_assert_num_queries(3):
         client.get(url)
 
 
 def test_list_pages(client, clusters, django_assert_num_queries):
-    # the capped count; one page (keyset); the venue filter's choices
-    with django_assert_num_queries(3):
+    # the version of the edits (each page below starts with it); the capped count; one
+    # page (keyset); the venue filter's choices
+    with django_assert_num_queries(4):
         client.get(reverse("clusters:cluster-list") + "?sort=identities")
     # the venue; papers per venue and year (then cached until the next import); the
     # count of that year; the page; its papers; their bylines
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(7):
         client.get(reverse("clusters:venue-detail", args=["venue-1"]))
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(6):
         client.get(reverse("clusters:venue-detail", args=["venue-2"]))
     # venues, with papers per venue and year from the cache
-    with django_assert_num_queries(1):
+    with django_assert_num_queries(2):
         client.get(reverse("clusters:venue-list"))
 
 
@@ -97,11 +103,13 @@ def test_editor_cluster_page_and_change_pages(client, clusters, django_assert_nu
     )
     edit = Edit.plan_split(editor=editor, reason="half", cluster=big, picks=picks).apply()
     client.force_login(editor)
-    # session; user; permissions (user, groups); then the reader's seven; identities of
-    # this and related names for the editor's controls
+    # session; user; permissions (user, groups); then the reader's seven (editors skip the
+    # page cache, and its query); identities of this and related names for the editor's
+    # controls
     with django_assert_num_queries(12):
         assert client.get(big.get_absolute_url()).status_code == 200
-    # session; user; permissions (user, groups); the reader's thirteen; the main name's
+    # session; user; permissions (user, groups); the reader's thirteen (no page cache);
+    # the main name's
     # cluster, its related clusters, and their identities for the editor's controls
     url = Author.objects.get(name="Hanlin Tang").get_absolute_url()
     with django_assert_num_queries(20):

@@ -45,7 +45,8 @@ def corpus(tmp_path) -> None:
 
 
 def titles(client, query: str) -> list[str]:
-    return [paper["title"] for paper in client.get(f"/search/{query}").context["data"]["results"]]
+    results = client.get(f"/search/{query}&format=json").json()["results"]
+    return [paper["title"] for paper in results]
 
 
 # -- the query language -----------------------------------------------------------------
@@ -228,13 +229,13 @@ def test_the_index_follows_imports_and_can_be_rebuilt(client, corpus, tmp_path):
 
 @pytestmark_db
 def test_search_costs_a_fixed_number_of_queries(client, corpus, django_assert_num_queries):
-    # names; the newest matches' ids (count and candidates), from the index; facets by
-    # venue, year and type together, then the venues' names; rank; papers; bylines; the
-    # venue filter's choices
-    with django_assert_num_queries(8):
+    # the version of the edits (the page cache's key); names; the newest matches' ids
+    # (count and candidates), from the index; facets by venue, year and type together,
+    # then the venues' names; rank; papers; bylines; the venue filter's choices
+    with django_assert_num_queries(9):
         client.get("/search/?q=privacy")
     # the chosen venue is checked, then the newest filtered matches are sorted directly
-    with django_assert_num_queries(9):
+    with django_assert_num_queries(10):
         client.get("/search/?q=privacy&venue=icml&sort=newest")
 
 

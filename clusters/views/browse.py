@@ -20,6 +20,7 @@ from ..filters import ClusterFilter
 from ..models import Author, Authorship, Edit, NameCluster, Paper, Venue, corpus_figures
 from ..models.bibliography import venue_years
 from ..models.curation import cluster_identities
+from ..pagecache import for_readers
 from . import paging
 from .changes import change_ref, listed_changes
 from .curation import can_edit
@@ -87,6 +88,7 @@ def papers_with_bylines(ids: list[int], cluster_id: int | None = None) -> dict[i
 
 
 @require_safe
+@for_readers
 def home(request: HttpRequest) -> HttpResponse:
     to_curate = NameCluster.objects.ambiguous().order_by("-paper_count", "key")[:12]
     recent = listed_changes().order_by("-pk")[:8]
@@ -99,6 +101,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 @require_safe
+@for_readers
 def cluster_list(request: HttpRequest) -> HttpResponse:
     notices: list[str] = []
     filterset = ClusterFilter(request.GET, queryset=NameCluster.objects.all())
@@ -198,6 +201,7 @@ def chosen_identity(request: HttpRequest, layout: Layout, notices: list[str]) ->
 
 
 @require_safe
+@for_readers
 def cluster_detail(request: HttpRequest, slug: str) -> HttpResponse:
     cluster = get_object_or_404(NameCluster, slug=slug)
     notices: list[str] = []
@@ -300,6 +304,7 @@ def identity_figures(author: Author, papers: int, edits: str) -> tuple:
 
 
 @require_safe
+@for_readers
 def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
     author = get_object_or_404(Author, pk=pk)
     if author.merged_into_id is not None:
@@ -410,6 +415,7 @@ def paper_data(request: HttpRequest, paper: Paper) -> dict[str, Any]:
 
 
 @require_safe
+@for_readers
 def paper_detail(request: HttpRequest, pk: int) -> HttpResponse:
     paper = get_object_or_404(
         Paper.objects.select_related("venue").prefetch_related(
@@ -449,6 +455,7 @@ def citation_response(request: HttpRequest, paper: Paper) -> HttpResponse | None
 
 
 @require_safe
+@for_readers
 def venue_list(request: HttpRequest) -> HttpResponse:
     years = venue_years()
     data = {
@@ -465,6 +472,7 @@ def venue_list(request: HttpRequest) -> HttpResponse:
 
 
 @require_safe
+@for_readers
 def venue_detail(request: HttpRequest, slug: str, year: int | None = None) -> HttpResponse:
     venue = get_object_or_404(Venue, slug=slug)
     notices: list[str] = []

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from ..forms import LockForm, NoteForm, ReportForm, RequiredNoteForm
 from ..models import Author, Edit, EditConflict, EditMove, NameCluster, Paper, Report
+from ..pagecache import pages_changed
 from .changes import change_ref, listed_changes
 from .data import respond
 
@@ -185,6 +186,7 @@ def cluster_lock(request: HttpRequest, slug: str) -> HttpResponse:
             locked_at=timezone.now(),
             lock_reason=form.cleaned_data["reason"],
         )
+        pages_changed()
         messages.success(request, f"{cluster.name} is locked: no proposals until it is unlocked.")
     return redirect(cluster)
 
@@ -194,6 +196,7 @@ def cluster_lock(request: HttpRequest, slug: str) -> HttpResponse:
 def cluster_unlock(request: HttpRequest, slug: str) -> HttpResponse:
     cluster = get_object_or_404(NameCluster, slug=slug)
     NameCluster.objects.filter(pk=cluster.pk).update(locked_by=None, locked_at=None, lock_reason="")
+    pages_changed()
     messages.success(request, f"{cluster.name} is unlocked.")
     return redirect(cluster)
 

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_safe
 from .. import search as fulltext
 from ..filters import PaperFilter
 from ..models import NameCluster, Paper, Venue
+from ..pagecache import for_readers
 from . import paging
 from .browse import papers_with_bylines
 from .data import cluster_ref, page_data, paper_summary, respond
@@ -82,6 +83,7 @@ def facets(request: HttpRequest, ids: list[int]) -> dict[str, list[dict]]:
 
 
 @require_safe
+@for_readers
 def search(request: HttpRequest) -> HttpResponse:
     notices: list[str] = []
     query = request.GET.get("q", "")

@@ -33,6 +33,7 @@ from clusters.models import (
     forget_corpus_figures,
 )
 from clusters.models.bibliography import chunked
+from clusters.pagecache import pages_changed
 
 # A batch is written in one transaction: big enough that per-statement costs vanish,
 # small enough that memory stays flat and the write lock is held for about a second.
@@ -416,6 +417,7 @@ class Command(BaseCommand):
                 transaction.set_rollback(True)
         if not dry_run:
             forget_corpus_figures()
+            pages_changed()
             if self.tally.papers_new:
                 analyze()
         self.bar.close()

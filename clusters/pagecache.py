@@ -1,0 +1,85 @@
+"""Whole pages for readers, kept rendered.
+
+A page a reader sees is the same for every reader until the bibliography changes, so
+its bytes are cached under a key made of what it was made from: the version of the
+edits (`Edit.objects.version()`, which moves with every change and every review), the
+generation of the pages (turned by whatever changes pages outside an edit: an import, a
+lock), and the page's full address. No key is ever invalidated by hand; a change makes
+new keys and the old entries age out (PAGE_CACHE_SECONDS, which bounds how long a change
+made by other means, such as the admin site, takes to show).
+
+Signed-in users and requests that carry a session or flash messages are never served
+from it: their pages hold their name, their controls and their messages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Callable
+from functools import wraps
+
+from django.conf import settings
+from django.contrib.messages.storage.cookie import CookieStorage
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+from django.utils.cache import patch_vary_headers
+
+from .models import Edit
+
+GENERATION_KEY = "pages:generation"
+
+
+def pages_changed() -> None:
+    """Turn the generation: every cached page is made again on its next request. For
+    changes that are not edits (edits change `Edit.objects.version()` themselves)."""
+    cache.set(GENERATION_KEY, uuid.uuid4().hex, timeout=None)
+
+
+def generation() -> str:
+    current = cache.get(GENERATION_KEY)
+    if current is None:
+        cache.add(GENERATION_KEY, uuid.uuid4().hex, timeout=None)
+        current = cache.get(GENERATION_KEY, "")
+    return current
+
+
+def is_private(request: HttpRequest) -> bool:
+    return (
+        settings.SESSION_COOKIE_NAME in request.COOKIES
+        or CookieStorage.cookie_name in request.COOKIES
+    )
+
+
+def page_key(request: HttpRequest) -> str:
+    made_from = f"{generation()}|{Edit.objects.version()}|{request.build_absolute_uri()}"
+    return "page:" + hashlib.sha256(made_from.encode()).hexdigest()
+
+
+def for_readers(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Serve the view's page from the cache to readers who are not signed in: one
+    query (the edit version) and no template."""
+
+    @wraps(view)
+    def cached_view(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        seconds = settings.PAGE_CACHE_SECONDS
+        if not seconds or request.method not in ("GET", "HEAD") or is_private(request):
+            return view(request, *args, **kwargs)
+        key = page_key(request)
+        kept = cache.get(key)
+        if kept is not None:
+            status, headers, content = kept
+            response = HttpResponse(content, status=status, headers=headers)
+            # The page differs for a signed-in user; the view's own response said so
+            # when its template asked for the user.
+            patch_vary_headers(response, ["Cookie"])
+            response["X-Page-Cache"] = "hit"
+            return response
+        response = view(request, *args, **kwargs)
+        if response.status_code == 200 and not response.streaming and not response.cookies:
+            kept = (response.status_code, dict(response.items()), response.content)
+            cache.set(key, kept, seconds)
+            response["X-Page-Cache"] = "miss"
+        return response
+
+    return cached_view
