@@ -47,26 +47,21 @@ def write(figures: dict, papers: int, out: Path) -> None:
         "gunicorn, 4 workers, DEBUG off, whitenoise; wrk over loopback with 2 threads and",
         "8 connections on the same 2 cores, after a 3-second warm-up, requesting paths",
         "picked by `bench/targets.py` (ordinary pages plus the heaviest: the largest",
-        "clusters, the most prolific identities, the longest bylines).",
+        "clusters, the most prolific identities, the longest bylines). Each kind is",
+        "loaded twice, from an empty cache each time: with the readers' page cache off,",
+        "so that every request makes its page, then as Arrow is served, with it on",
+        "(`clusters/pagecache.py`: a page seen before costs one query).",
         "",
-        "| database | page | p50 | p99 | requests/s | requests | errors |",
-        "|---|---|---|---|---|---|---|",
+        "| database | page cache | page | p50 | p99 | requests/s | requests | errors |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for vendor in ("sqlite", "postgresql"):
-        for page in ("cluster", "identity", "paper", "list", "venue", "search"):
-            row = f.get(f"pages_{vendor}_{page}")
-            if not row:
-                continue
-            if "failed" in row:
-                lines.append(f"| {vendor} | {page} | failed: {row['failed']} | | | | |")
-                continue
-            errors = row["errors"] + (0 if row["socket_errors"] == "none" else 1)
-            target = TARGETS.get(page)
-            mark = "" if target is None else (" ✓" if row["p99_ms"] < target else " ✗")
-            lines.append(
-                f"| {vendor} | {page} | {row['p50_ms']} ms | {row['p99_ms']} ms{mark} "
-                f"| {row['requests_per_s']} | {row['requests']} | {errors} |"
-            )
+        for suffix, cache in (("_uncached", "off"), ("", "on")):
+            lines += [
+                page_row(vendor, cache, page, f.get(f"pages_{vendor}_{page}{suffix}"))
+                for page in ("cluster", "identity", "paper", "list", "venue", "search")
+                if f.get(f"pages_{vendor}_{page}{suffix}")
+            ]
     lines += [
         "",
         "✓/✗: p99 against the 100 ms target for cluster, identity and paper pages.",
@@ -124,6 +119,18 @@ def write(figures: dict, papers: int, out: Path) -> None:
         "",
     ]
     out.write_text("\n".join(lines))
+
+
+def page_row(vendor: str, cache: str, page: str, row: dict) -> str:
+    if "failed" in row:
+        return f"| {vendor} | {cache} | {page} | failed: {row['failed']} | | | | |"
+    errors = row["errors"] + (0 if row["socket_errors"] == "none" else 1)
+    target = TARGETS.get(page)
+    mark = "" if target is None else (" ✓" if row["p99_ms"] < target else " ✗")
+    return (
+        f"| {vendor} | {cache} | {page} | {row['p50_ms']} ms | {row['p99_ms']} ms{mark} "
+        f"| {row['requests_per_s']} | {row['requests']} | {errors} |"
+    )
 
 
 def extra_sections(f: dict) -> list[str]:
