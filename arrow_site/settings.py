@@ -197,8 +197,8 @@ CACHES = {
 }
 
 # Readers' pages are kept rendered for this long (clusters/pagecache.py); 0 turns it off.
-# Edits, imports and locks make new keys at once: this bounds only changes made by other
-# means, such as the admin site.
+# Edits (the admin site's too), imports and locks make new keys at once: this bounds only
+# changes made in the database by hand.
 PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "600"))
 
 LOGGING = {

@@ -6,7 +6,7 @@ edits (`Edit.objects.version()`, which moves with every change and every review)
 generation of the pages (turned by whatever changes pages outside an edit: an import, a
 lock), and the page's full address. No key is ever invalidated by hand; a change makes
 new keys and the old entries age out (PAGE_CACHE_SECONDS, which bounds how long a change
-made by other means, such as the admin site, takes to show).
+made in the database by hand takes to show; the admin site makes its changes as edits).
 
 Signed-in users and requests that carry a session or flash messages are never served
 from it: their pages hold their name, their controls and their messages.
