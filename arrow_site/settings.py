@@ -188,11 +188,17 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "arrow@localhost")
 # One cache for every process of the site, on disk: the importer's "forget the front
 # page's figures" and the split suggestions that `score_ambiguity` computes offline
 # reach the web workers too (a per-process memory cache would keep them to itself).
+# diskcache rather than Django's FileBasedCache, which lists its whole folder on every
+# write to count its entries: 2.7 ms a write with 1,900 entries, and a page cache holds
+# tens of thousands (diskcache: 0.3 ms, reads 0.03 ms). Least recently stored entries
+# go first past 1 GiB.
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "BACKEND": "diskcache.DjangoCache",
         "LOCATION": os.environ.get("CACHE_DIR", str(BASE_DIR / "cache")),
-        "OPTIONS": {"MAX_ENTRIES": 20_000},
+        "SHARDS": 4,  # writers to different shards never wait for each other
+        "DATABASE_TIMEOUT": 0.1,  # a write that waits longer is dropped: it is a cache
+        "OPTIONS": {"size_limit": 2**30},
     }
 }
 

@@ -318,7 +318,7 @@ def test_static_files_have_hashed_names_and_are_served_compressed(client):
 def test_highlight_marks_searched_words_and_escapes_the_rest():
     from clusters.templatetags.arrow import highlight
 
-    marked = highlight("Graphs & <Graphing> \"O'Neil\" on graph-learning", ["graph", "o"])
+    marked = highlight('Graphs & <Graphing> "O\'Neil" on graph-learning', ["graph", "o"])
     assert marked == (
         "<mark>Graph</mark>s &amp; &lt;<mark>Graph</mark>ing&gt; &quot;<mark>O</mark>&#x27;"
         "Neil&quot; <mark>o</mark>n <mark>graph</mark>-learning"

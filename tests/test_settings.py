@@ -51,3 +51,19 @@ def test_sqlite_runs_in_wal_mode_with_immediate_transactions(tmp_path):
     assert result.returncode == 0, result.stderr
     # in_transaction is true before any write only when BEGIN IMMEDIATE opened it.
     assert result.stdout.split() == ["wal", "True"]
+
+
+def test_the_configured_cache_is_shared_by_every_process(tmp_path):
+    """What one process caches or turns (the importer turning the pages' generation),
+    another reads: web workers and commands are separate processes."""
+    env = {"CACHE_DIR": str(tmp_path / "cache")}
+    turned = run_django(
+        "from clusters.pagecache import pages_changed, generation\n"
+        "pages_changed()\n"
+        "print(generation())",
+        **env,
+    )
+    assert turned.returncode == 0, turned.stderr
+    read = run_django("from clusters.pagecache import generation\nprint(generation())", **env)
+    assert read.returncode == 0, read.stderr
+    assert read.stdout == turned.stdout and len(turned.stdout.strip()) == 32
