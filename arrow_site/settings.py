@@ -194,7 +194,7 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "arrow@localhost")
 # go first past 1 GiB.
 CACHES = {
     "default": {
-        "BACKEND": "diskcache.DjangoCache",
+        "BACKEND": "arrow_site.cache.SharedDiskCache",
         "LOCATION": os.environ.get("CACHE_DIR", str(BASE_DIR / "cache")),
         "SHARDS": 4,  # writers to different shards never wait for each other
         "DATABASE_TIMEOUT": 0.1,  # a write that waits longer is dropped: it is a cache
