@@ -326,3 +326,18 @@ def test_highlight_marks_searched_words_and_escapes_the_rest():
     assert highlight("<b>", []) == "&lt;b&gt;"
     # the longer of two words that start alike is marked whole
     assert highlight("learning", ["lea", "learning"]) == "<mark>learning</mark>"
+
+
+def test_a_list_filtered_by_papers_counts_only_so_far(client, tmp_path):
+    """Under a venue or year filter every name is checked against its papers, so the
+    count stops at PAPER_FILTER_COUNT_CAP and says so; without one it goes on."""
+    from clusters.views.browse import PAPER_FILTER_COUNT_CAP
+
+    crowd = tuple(f"Author Number{n:03d}" for n in range(PAPER_FILTER_COUNT_CAP + 1))
+    write_dump(tmp_path, [make_paper("Crowded", crowd, venue="CROWD", year=2020)])
+    run_import(tmp_path)
+    filtered = client.get("/clusters/?venue=crowd&year_from=2020&format=json").json()["page"]
+    assert (filtered["total"], filtered["total_is_lower_bound"]) == (PAPER_FILTER_COUNT_CAP, True)
+    assert f"{PAPER_FILTER_COUNT_CAP}+ names" in client.get("/clusters/?venue=crowd").text
+    whole = client.get("/clusters/?format=json").json()["page"]
+    assert (whole["total"], whole["total_is_lower_bound"]) == (len(crowd), False)

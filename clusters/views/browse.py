@@ -44,7 +44,7 @@ def curation_context(clusters: list[NameCluster]) -> dict[str, Any]:
 
 
 PER_PAGE = 50
-PAPER_FILTER_COUNT_CAP = 1000
+PAPER_FILTER_COUNT_CAP = 200
 IDENTITY_PER_PAGE = 50
 CLUSTER_SORTS = {
     "papers": ["-paper_count", "key"],
@@ -112,8 +112,9 @@ def cluster_list(request: HttpRequest) -> HttpResponse:
     notices += filter_notices(filterset)
     cursors = {key: request.GET.get(key, "") for key in ("after", "before")}
     names = filterset.qs
-    # Under a venue or year filter each name is checked against its papers: counting
-    # 10,000 of them takes 650 ms at a million papers, 1,000 a tenth of that.
+    # Under a venue or year filter each name is checked against its papers, the largest
+    # names first: on PostgreSQL at a million papers, counting to 1,000 took 0.3 s warm
+    # and 1.4 s cold for a venue since 2004, to 200 a fifth of that ("200+ names").
     cap = PAPER_FILTER_COUNT_CAP if filterset.paper_conditions() else paging.COUNT_CAP
     try:
         page = paging.keyset_page(names, CLUSTER_SORTS[sort], PER_PAGE, **cursors, count_cap=cap)
