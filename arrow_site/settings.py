@@ -197,7 +197,9 @@ CACHES = {
         "BACKEND": "arrow_site.cache.SharedDiskCache",
         "LOCATION": os.environ.get("CACHE_DIR", str(BASE_DIR / "cache")),
         "SHARDS": 4,  # writers to different shards never wait for each other
-        "DATABASE_TIMEOUT": 0.1,  # a write that waits longer is dropped: it is a cache
+        # Each wait for a shard's lock is cut at 0.1 s: a read then answers "not cached",
+        # and a write (diskcache's Django backend retries writes) tries again.
+        "DATABASE_TIMEOUT": 0.1,
         "OPTIONS": {"size_limit": 2**30},
     }
 }

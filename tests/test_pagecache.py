@@ -115,7 +115,7 @@ def test_a_reader_with_flash_messages_gets_the_page_made_for_them(client, tang):
     assert "X-Page-Cache" not in client.get(url)
 
 
-def test_it_can_be_turned_off(client, tang, settings, django_assert_num_queries):
+def test_it_can_be_turned_off(client, tang, settings):
     settings.PAGE_CACHE_SECONDS = 0
     client.get(tang.get_absolute_url())
     response = client.get(tang.get_absolute_url())
