@@ -43,6 +43,29 @@ def test_an_editors_split_is_a_proposal_that_changes_nothing(client, tang, edito
     assert [(p["id"], p["status"]) for p in mine] == [(proposal.pk, "proposed")]
 
 
+def test_identity_pages_list_a_proposal_as_soon_as_it_is_made_and_drop_it_when_rejected(
+    client, tang, editor, moderator
+):
+    # The identity's summary is cached: the proposal and its review must each show at once.
+    ner = (
+        Author.objects.filter(name="Hanlin Tang", authorships__paper__title__startswith="Entities")
+        .distinct()
+        .get()
+    )
+
+    def pending() -> list[int]:
+        return [p["id"] for p in client.get(ner.get_absolute_url()).context["data"]["pending"]]
+
+    assert pending() == []
+    client.force_login(editor)
+    propose_split(client, tang)
+    proposal = Edit.objects.get()
+    assert pending() == [proposal.pk]
+    client.force_login(moderator)
+    client.post(reverse("clusters:proposal-reject", args=[proposal.pk]), {"note": "one person"})
+    assert pending() == []
+
+
 def test_a_moderator_approves_from_the_queue_and_the_editor_hears(client, tang, editor, moderator):
     client.force_login(editor)
     propose_split(client, tang)

@@ -54,17 +54,18 @@ def test_cluster_page(client, clusters, django_assert_num_queries):
 
 def test_identity_page(client, clusters, django_assert_num_queries):
     # the page cache's version of the edits; the identity; the count of its papers; the
-    # version again, for the figures' keys; the order of its papers; the page of them;
-    # their bylines; papers per year; venues; co-authors, then their names; printed
-    # names; identities merged into it; splits from it; proposals waiting for review
+    # version again, for the summary's key; its authorships with years, titles, venues
+    # and printed names; those venues; those names' clusters; co-authors, then their
+    # names; identities merged into it; splits from it; proposals waiting for review;
+    # the page of papers; their bylines
     for name in ("Hanlin Tang", "Ada Lovelace"):
         url = Author.objects.get(name=name).get_absolute_url()
-        with django_assert_num_queries(15):
+        with django_assert_num_queries(14):
             response = client.get(url)
         assert response.status_code == 200
-        # The order and the figures come from the cache until the identity's
-        # papers or any identity change (another address: not the page cache's).
-        with django_assert_num_queries(9):
+        # The summary comes from the cache until the identity's papers or any identity
+        # change (another address: not the page cache's).
+        with django_assert_num_queries(6):
             client.get(url + "?page=1")
 
 
@@ -107,11 +108,11 @@ def test_editor_cluster_page_and_change_pages(client, clusters, django_assert_nu
     # controls
     with django_assert_num_queries(12):
         assert client.get(big.get_absolute_url()).status_code == 200
-    # session; user; permissions (user, groups); the reader's fourteen (no page cache);
-    # the main name's
-    # cluster, its related clusters, and their identities for the editor's controls
+    # session; user; permissions (user, groups); the reader's thirteen (no page cache);
+    # the main name's cluster, its related clusters, and their identities for the
+    # editor's controls
     url = Author.objects.get(name="Hanlin Tang").get_absolute_url()
-    with django_assert_num_queries(21):
+    with django_assert_num_queries(20):
         assert client.get(url).status_code == 200
     client.logout()
     # changes with editors, clusters, targets and move counts; their count
