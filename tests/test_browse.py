@@ -328,6 +328,31 @@ def test_highlight_marks_searched_words_and_escapes_the_rest():
     assert highlight("learning", ["lea", "learning"]) == "<mark>learning</mark>"
 
 
+def test_byline_links_marks_and_escapes_every_name():
+    from clusters.templatetags.arrow import byline
+
+    def author(name, identity, ours=False):
+        return {"name": name, "identity": identity, "in_cluster": ours}
+
+    paper = {
+        "authors": [
+            author("Ada <Lovelace>", "/authors/1/", ours=True),
+            author('Bob "Graph" O\'Neil & co', '/authors/2/?x="y"'),
+            author("Graph Unplaced", None),
+        ],
+        "authors_total": 40,
+    }
+    assert byline(paper, ["graph"]) == (
+        '<a href="/authors/1/" class="this-name"><mark>Ada &lt;Lovelace&gt;</mark></a>, '
+        '<a href="/authors/2/?x=&quot;y&quot;">Bob &quot;<mark>Graph</mark>&quot; '
+        "O&#x27;Neil &amp; co</a>, "
+        '<mark>Graph</mark> Unplaced<span class="meta"> (unassigned)</span>'
+        ' <span class="more">… 40 authors in all</span>'
+    )
+    paper["authors_total"] = 3
+    assert "authors in all" not in byline(paper, [])
+
+
 def test_a_list_filtered_by_papers_counts_only_so_far(client, tmp_path):
     """Under a venue or year filter every name is checked against its papers, so the
     count stops at PAPER_FILTER_COUNT_CAP and says so; without one it goes on."""
