@@ -10,6 +10,9 @@ made in the database by hand takes to show; the admin site makes its changes as 
 
 Signed-in users and requests that carry a session or flash messages are never served
 from it: their pages hold their name, their controls and their messages.
+
+The same two versions, read once per request (`made_from()`), key what a page made
+afresh caches for the pages that follow: a cluster's layout, an identity's summary.
 """
 
 from __future__ import annotations
@@ -51,9 +54,18 @@ def is_private(request: HttpRequest) -> bool:
     )
 
 
+def made_from(request: HttpRequest) -> str:
+    """The generation and the edits' version, read once per request: the page's key
+    starts with them, and so do the keys of what a page made afresh caches on the way
+    (a cluster's layout, an identity's summary)."""
+    if not hasattr(request, "arrow_made_from"):
+        request.arrow_made_from = f"{generation()}|{Edit.objects.version()}"
+    return request.arrow_made_from
+
+
 def page_key(request: HttpRequest) -> str:
-    made_from = f"{generation()}|{Edit.objects.version()}|{request.build_absolute_uri()}"
-    return "page:" + hashlib.sha256(made_from.encode()).hexdigest()
+    address = f"{made_from(request)}|{request.build_absolute_uri()}"
+    return "page:" + hashlib.sha256(address.encode()).hexdigest()
 
 
 def for_readers(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:

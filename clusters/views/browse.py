@@ -21,7 +21,7 @@ from ..filters import ClusterFilter
 from ..models import Author, Authorship, Edit, NameCluster, Paper, Venue, corpus_figures
 from ..models.bibliography import venue_years
 from ..models.curation import cluster_identities
-from ..pagecache import for_readers
+from ..pagecache import for_readers, made_from
 from . import paging
 from .changes import change_ref, listed_changes
 from .curation import can_edit
@@ -154,7 +154,7 @@ class Layout:
         return self.rows[None if only == UNASSIGNED else only]
 
 
-def cluster_layout(cluster: NameCluster) -> Layout:
+def cluster_layout(cluster: NameCluster, made: str) -> Layout:
     """The cluster's layout, cached until its papers or any identity change: it reads
     every authorship of the name with its paper's year and title (30 ms for a name of
     4,000 papers at a million), where a page then needs only its own 50."""
@@ -188,7 +188,7 @@ def cluster_layout(cluster: NameCluster) -> Layout:
             },
         )
 
-    key = f"cluster:{cluster.pk}:{cluster.paper_count}:{Edit.objects.version()}"
+    key = f"cluster:{cluster.pk}:{cluster.paper_count}:{made}"
     return cache.get_or_set(key, lay_out, LAYOUT_SECONDS)
 
 
@@ -207,7 +207,7 @@ def chosen_identity(request: HttpRequest, layout: Layout, notices: list[str]) ->
 def cluster_detail(request: HttpRequest, slug: str) -> HttpResponse:
     cluster = get_object_or_404(NameCluster, slug=slug)
     notices: list[str] = []
-    layout = cluster_layout(cluster)
+    layout = cluster_layout(cluster, made_from(request))
     only = chosen_identity(request, layout, notices)
     related = cluster.related()
     page = Paginator(layout.listed(only), PER_PAGE).get_page(page_number(request, notices))
@@ -271,40 +271,42 @@ class IdentitySummary:
     pending: list[dict[str, Any]]
 
 
-def identity_summary(author: Author, papers: int, edits: str) -> IdentitySummary:
-    """The identity's summary, cached until its papers or any identity change. One read
-    of its authorships gives the order and the figures by year, venue and printed name
-    (for one of 3,800 papers at a million, three grouped joins took longer than this
-    read); co-authors and history take one query each."""
+def identity_summary(author: Author, made: str) -> IdentitySummary:
+    """The identity's summary, cached until an import, an edit or a review (`made` is
+    pagecache.made_from()). One read of its authorships, with their papers' venues and
+    their names' clusters, gives the order and the figures by year, venue and printed
+    name: for one of 3,800 papers at a million, the three grouped joins it replaces took
+    longer, and on an ordinary identity building the queries is most of the cost."""
 
     def summarize() -> IdentitySummary:
-        rows = Authorship.objects.filter(author=author).values_list(
-            "pk", "paper_id", "position", "paper__year", "paper__title", "paper__venue_id",
-            "name_as_printed", "cluster_id",
+        rows = sorted(
+            Authorship.objects.filter(author=author)
+            .order_by()
+            .values_list(
+                "pk", "paper_id", "position", "paper__year", "paper__title",
+                "paper__venue_id", "name_as_printed", "cluster__name", "cluster__slug",
+            ),
+            key=lambda row: (-row[3], row[4], row[1], row[2]),
         )  # fmt: skip
-        rows = sorted(rows, key=lambda row: (-row[3], row[4], row[1], row[2]))
         years: dict[int, set[int]] = {}
         venue_papers: dict[int, set[int]] = {}
-        printed: Counter[tuple[str, int]] = Counter()
-        for _, paper_id, _, year, _, venue_id, name, cluster_id in rows:
+        printed: Counter[tuple[str, str, str]] = Counter()
+        for _, paper_id, _, year, _, venue_id, name, cluster_name, slug in rows:
             years.setdefault(year, set()).add(paper_id)
             venue_papers.setdefault(venue_id, set()).add(paper_id)
-            printed[name, cluster_id] += 1
+            printed[name, cluster_name, slug] += 1
         venues = sorted(
             (
                 {**venue_ref(venue), "papers": len(venue_papers[venue.pk])}
-                for venue in Venue.objects.filter(pk__in=venue_papers)
+                for venue in Venue.objects.filter(pk__in=venue_papers).order_by()
             ),
-            key=lambda venue: (-venue["papers"], venue["name"]),
+            key=lambda venue: (-venue["papers"], venue["name"], venue["slug"]),
         )
-        clusters = NameCluster.objects.in_bulk({cluster_id for _, cluster_id in printed})
         names = [
-            {
-                "printed": name,
-                "cluster": {"name": clusters[pk].name, "slug": clusters[pk].slug},
-                "papers": n,
-            }
-            for (name, pk), n in sorted(printed.items(), key=lambda item: (-item[1], item[0]))
+            {"printed": name, "cluster": {"name": cluster_name, "slug": slug}, "papers": n}
+            for (name, cluster_name, slug), n in sorted(
+                printed.items(), key=lambda item: (-item[1], item[0])
+            )
         ]
         return IdentitySummary(
             order=[row[0] for row in rows],
@@ -334,8 +336,7 @@ def identity_summary(author: Author, papers: int, edits: str) -> IdentitySummary
             ],
         )
 
-    key = f"identity-summary:{author.pk}:{papers}:{edits}"
-    return cache.get_or_set(key, summarize, LAYOUT_SECONDS)
+    return cache.get_or_set(f"identity-summary:{author.pk}:{made}", summarize, LAYOUT_SECONDS)
 
 
 def top_coauthors(author: Author, limit: int = 40) -> list[dict[str, Any]]:
@@ -367,9 +368,7 @@ def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
         query = request.GET.urlencode()
         return HttpResponsePermanentRedirect(f"{target}?{query}" if query else target)
     notices: list[str] = []
-    count = Authorship.objects.filter(author=author).count()
-    edits = Edit.objects.version()
-    summary = identity_summary(author, count, edits)
+    summary = identity_summary(author, made_from(request))
     page = Paginator(summary.order, IDENTITY_PER_PAGE).get_page(page_number(request, notices))
     listed = Authorship.objects.filter(pk__in=page.object_list).select_related("paper__venue")
     by_pk = {a.pk: a for a in listed}
