@@ -340,12 +340,13 @@ def identity_summary(author: Author, made: str) -> IdentitySummary:
 
 
 def top_coauthors(author: Author, limit: int = 40) -> list[dict[str, Any]]:
-    """The identity's most frequent co-authors (2 queries). Driven from its own
-    authorships by a join on the paper and grouped by id alone: joining every row to
-    its name tripled the time (150 ms for 3,800 papers and 79,000 co-authorships at a
-    million). Only those kept are named."""
+    """The identity's most frequent co-authors (2 queries). The authorships of its
+    papers (a subquery, which SQLite runs a quarter faster than a join here), grouped
+    by id alone: joining every row to its name tripled the time (for 3,800 papers and
+    79,000 co-authorships at a million). Only those kept are named."""
+    papers = Authorship.objects.filter(author=author).order_by().values("paper_id")
     top = (
-        Authorship.objects.filter(paper__authorships__author=author, author__isnull=False)
+        Authorship.objects.filter(paper_id__in=papers, author__isnull=False)
         .exclude(author=author)
         .values_list("author_id")
         .annotate(n=Count("paper", distinct=True))
