@@ -147,6 +147,36 @@ def test_merge_keeps_the_others_pointing_at_the_survivor(editor, tang, client):
     assert (response.status_code, response["Location"]) == (301, survivor.get_absolute_url())
 
 
+def test_identity_pages_show_a_merge_and_a_split_at_once(editor, tang, client):
+    # Each identity page keeps a summary (order, figures, history) in the cache: made
+    # before the changes, it must not outlive them.
+    survivor = Author.objects.get(name="Hanlin Tang")
+    variant = Author.objects.get(name="HANLIN TANG")
+
+    def data() -> dict:
+        return client.get(survivor.get_absolute_url()).context["data"]
+
+    before = data()
+    assert (before["merged_from"], before["page"]["total"]) == ([], 5)
+    Edit.plan_merge(
+        editor=editor, reason="One person", identities=[survivor, variant], into=survivor
+    ).apply()
+    merged = data()
+    assert [(n["printed"], n["papers"]) for n in merged["names"]] == [
+        ("Hanlin Tang", 5),
+        ("HANLIN TANG", 1),
+    ]
+    assert [a["id"] for a in merged["merged_from"]] == [variant.pk]
+    assert "Yiwu Yao" in {c["name"] for c in merged["coauthors"]}
+    assert merged["papers"][0]["title"] == "Inference at scale"  # 2025, the newest
+    assert merged["page"]["total"] == 6
+    edit = split(editor, tang, "Entities")
+    after = data()
+    assert [(s["id"], s["change"]) for s in after["split_into"]] == [(edit.target_id, edit.pk)]
+    assert after["page"]["total"] == 4
+    assert {v["name"]: v["papers"] for v in after["venues"]}.get("ACL") is None
+
+
 @pytest.mark.parametrize("into_itself", [True, False])
 def test_merge_needs_two_live_identities(editor, tang, into_itself):
     survivor, variant = (
