@@ -262,7 +262,7 @@ class IdentitySummary:
     page order, newest paper first, and its figures and history."""
 
     order: list[int]
-    per_year: dict[int, int]
+    papers_per_year: list[dict[str, int]]
     venues: list[dict[str, Any]]
     coauthors: list[dict[str, Any]]
     names: list[dict[str, Any]]
@@ -310,7 +310,9 @@ def identity_summary(author: Author, made: str) -> IdentitySummary:
         ]
         return IdentitySummary(
             order=[row[0] for row in rows],
-            per_year={year: len(ids) for year, ids in sorted(years.items())},
+            papers_per_year=[
+                {"year": year, "papers": len(ids)} for year, ids in sorted(years.items())
+            ],
             venues=venues,
             coauthors=top_coauthors(author),
             names=names,
@@ -390,7 +392,7 @@ def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
             }
             for a in authorships
         ],
-        "papers_per_year": [{"year": year, "papers": n} for year, n in summary.per_year.items()],
+        "papers_per_year": summary.papers_per_year,
         "venues": summary.venues,
         "coauthors": summary.coauthors,
         "names": summary.names,
