@@ -18,6 +18,7 @@ afresh caches for the pages that follow: a cluster's layout, an identity's summa
 from __future__ import annotations
 
 import hashlib
+import time
 import uuid
 from collections.abc import Callable
 from functools import wraps
@@ -68,9 +69,50 @@ def page_key(request: HttpRequest) -> str:
     return "page:" + hashlib.sha256(address.encode()).hexdigest()
 
 
+# A page being made is marked for this long at most: other requests for it wait for it
+# rather than make it too. Two or three readers asking at once for an identity of 3,800
+# papers made it two or three times over, on the same two cores, and every request
+# queued behind them waited for all of it.
+MAKING_SECONDS = 10
+POLL_SECONDS = 0.01
+
+
+def wait_for_page(key: str, making: str) -> tuple | None:
+    """The page another request is making, once it is kept; None if that request ended
+    without keeping it (a 404, an error) or took longer than MAKING_SECONDS."""
+    deadline = time.monotonic() + MAKING_SECONDS
+    while time.monotonic() < deadline:
+        time.sleep(POLL_SECONDS)
+        kept = cache.get(key)
+        if kept is not None:
+            return kept
+        if cache.get(making) is None:
+            return cache.get(key)
+    return None
+
+
+def kept_response(kept: tuple) -> HttpResponse:
+    status, headers, content = kept
+    response = HttpResponse(content, status=status, headers=headers)
+    # The page differs for a signed-in user; the view's own response said so
+    # when its template asked for the user.
+    patch_vary_headers(response, ["Cookie"])
+    response["X-Page-Cache"] = "hit"
+    return response
+
+
+def make_and_keep(request, view, key: str, seconds: int, *args, **kwargs) -> HttpResponse:
+    response = view(request, *args, **kwargs)
+    if response.status_code == 200 and not response.streaming and not response.cookies:
+        cache.set(key, (response.status_code, dict(response.items()), response.content), seconds)
+        response["X-Page-Cache"] = "miss"
+    return response
+
+
 def for_readers(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     """Serve the view's page from the cache to readers who are not signed in: one
-    query (the edit version) and no template."""
+    query (the edit version) and no template. A page is made by one request at a time;
+    the others asking for it meanwhile wait for it."""
 
     @wraps(view)
     def cached_view(request: HttpRequest, *args, **kwargs) -> HttpResponse:
@@ -79,19 +121,16 @@ def for_readers(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse
             return view(request, *args, **kwargs)
         key = page_key(request)
         kept = cache.get(key)
-        if kept is not None:
-            status, headers, content = kept
-            response = HttpResponse(content, status=status, headers=headers)
-            # The page differs for a signed-in user; the view's own response said so
-            # when its template asked for the user.
-            patch_vary_headers(response, ["Cookie"])
-            response["X-Page-Cache"] = "hit"
-            return response
-        response = view(request, *args, **kwargs)
-        if response.status_code == 200 and not response.streaming and not response.cookies:
-            kept = (response.status_code, dict(response.items()), response.content)
-            cache.set(key, kept, seconds)
-            response["X-Page-Cache"] = "miss"
-        return response
+        if kept is None:
+            making = f"{key}:making"
+            if cache.add(making, True, MAKING_SECONDS):
+                try:
+                    return make_and_keep(request, view, key, seconds, *args, **kwargs)
+                finally:
+                    cache.delete(making)
+            kept = wait_for_page(key, making)
+        if kept is None:
+            return make_and_keep(request, view, key, seconds, *args, **kwargs)
+        return kept_response(kept)
 
     return cached_view

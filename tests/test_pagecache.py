@@ -3,11 +3,17 @@ query, and no change (an edit, an approval, an import, a lock) is ever hidden by
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 from django.contrib.messages.storage.cookie import CookieStorage
+from django.http import HttpResponse
+from django.test import RequestFactory
 from django.urls import reverse
 
 from clusters.models import Author, Edit
+from clusters.pagecache import for_readers
 
 from .conftest import make_paper, picks, run_import, write_dump
 
@@ -135,3 +141,59 @@ def test_an_identity_merged_away_still_redirects(client, tang, editor):
     ).apply()
     response = client.get(second.get_absolute_url())
     assert response.status_code == 301 and response["Location"] == first.get_absolute_url()
+
+
+class SlowPage:
+    """A view that holds its request until released, and counts how often it is made."""
+
+    def __init__(self, status: int = 200) -> None:
+        self.status = status
+        self.made = 0
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def __call__(self, request):
+        self.made += 1
+        self.entered.set()
+        assert self.release.wait(5)
+        return HttpResponse(f"page {self.made}", status=self.status)
+
+
+def ask_in_thread(view, answers: list):
+    """Request the page in another thread, as a reader whose page's key is known (so
+    the thread asks nothing of the test's database)."""
+    request = RequestFactory().get("/slow/")
+    request.arrow_made_from = "version"
+    thread = threading.Thread(target=lambda: answers.append(for_readers(view)(request)))
+    thread.start()
+    return thread
+
+
+def test_readers_asking_for_a_page_being_made_wait_for_it(db):
+    page = SlowPage()
+    answers = []
+    first = ask_in_thread(page, answers)
+    assert page.entered.wait(5)
+    second = ask_in_thread(page, answers)
+    time.sleep(0.2)  # the second request is waiting, not making the page
+    assert page.made == 1 and len(answers) == 0
+    page.release.set()
+    first.join(5), second.join(5)
+    assert page.made == 1
+    assert [answer["X-Page-Cache"] for answer in answers] == ["miss", "hit"]
+    assert answers[0].content == answers[1].content == b"page 1"
+
+
+def test_a_page_that_is_not_kept_is_made_by_each_reader_that_waited(db):
+    page = SlowPage(status=404)
+    answers = []
+    first = ask_in_thread(page, answers)
+    assert page.entered.wait(5)
+    second = ask_in_thread(page, answers)
+    time.sleep(0.2)
+    assert page.made == 1
+    page.release.set()
+    first.join(5), second.join(5)
+    assert page.made == 2
+    assert sorted(answer.content for answer in answers) == [b"page 1", b"page 2"]
+    assert all(answer.status_code == 404 and "X-Page-Cache" not in answer for answer in answers)
