@@ -168,6 +168,19 @@ def test_identity_page_shows_papers_years_venues_and_coauthors(client, demo):
     assert '<svg class="chart" role="img" aria-label="Papers per year: 2020: 1' in response.text
 
 
+@pytest.mark.parametrize("others, shown", [(40, "40"), (41, "40+")])
+def test_identity_page_says_40_plus_coauthors_only_when_there_are_more(
+    client, tmp_path, others, shown
+):
+    names = ("Zed Last", *(f"Author Number{n}" for n in range(others)))
+    write_dump(tmp_path, [make_paper("A crowded paper", names)])
+    assert run_import(tmp_path)[0] == 0
+    response = client.get(identity("Zed Last").get_absolute_url())
+    data = response.context["data"]
+    assert len(data["coauthors"]) == 40 and data["more_coauthors"] == (others > 40)
+    assert f"<dt>Co-authors</dt><dd>{shown}</dd>" in response.text
+
+
 def test_identity_page_cuts_long_bylines_but_keeps_and_marks_its_own_name(client, tmp_path):
     names = tuple(f"Author Number{n}" for n in range(30)) + ("Zed Last",)
     write_dump(tmp_path, [make_paper("A crowded paper", names)])

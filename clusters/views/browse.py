@@ -256,6 +256,9 @@ def cluster_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return respond(request, "clusters/cluster_detail.html", data, **context)
 
 
+COAUTHORS_LISTED = 40
+
+
 @dataclass
 class IdentitySummary:
     """What an identity's pages show besides the papers of one page: its authorships in
@@ -265,6 +268,7 @@ class IdentitySummary:
     papers_per_year: list[dict[str, int]]
     venues: list[dict[str, Any]]
     coauthors: list[dict[str, Any]]
+    more_coauthors: bool  # more than those listed
     names: list[dict[str, Any]]
     merged_from: list[dict[str, Any]]
     split_into: list[dict[str, Any]]
@@ -308,13 +312,15 @@ def identity_summary(author: Author, made: str) -> IdentitySummary:
                 printed.items(), key=lambda item: (-item[1], item[0])
             )
         ]
+        coauthors = top_coauthors(author, COAUTHORS_LISTED + 1)
         return IdentitySummary(
             order=[row[0] for row in rows],
             papers_per_year=[
                 {"year": year, "papers": len(ids)} for year, ids in sorted(years.items())
             ],
             venues=venues,
-            coauthors=top_coauthors(author),
+            coauthors=coauthors[:COAUTHORS_LISTED],
+            more_coauthors=len(coauthors) > COAUTHORS_LISTED,
             names=names,
             merged_from=[
                 author_ref(pk, name) for pk, name in author.merged_from.values_list("pk", "name")
@@ -338,10 +344,12 @@ def identity_summary(author: Author, made: str) -> IdentitySummary:
             ],
         )
 
-    return cache.get_or_set(f"identity-summary:{author.pk}:{made}", summarize, LAYOUT_SECONDS)
+    # The key's "2" is the summary's shape: an entry pickled by older code is not read.
+    key = f"identity-summary:2:{author.pk}:{made}"
+    return cache.get_or_set(key, summarize, LAYOUT_SECONDS)
 
 
-def top_coauthors(author: Author, limit: int = 40) -> list[dict[str, Any]]:
+def top_coauthors(author: Author, limit: int) -> list[dict[str, Any]]:
     """The identity's most frequent co-authors (2 queries). The authorships of its
     papers (a subquery, which SQLite runs a quarter faster than a join here), grouped
     by id alone: joining every row to its name tripled the time (for 3,800 papers and
@@ -395,6 +403,7 @@ def author_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "papers_per_year": summary.papers_per_year,
         "venues": summary.venues,
         "coauthors": summary.coauthors,
+        "more_coauthors": summary.more_coauthors,
         "names": summary.names,
         "merged_from": summary.merged_from,
         "split_into": summary.split_into,
