@@ -101,7 +101,10 @@ def kept_response(kept: tuple) -> HttpResponse:
     return response
 
 
-def make_and_keep(request, view, key: str, seconds: int, *args, **kwargs) -> HttpResponse:
+def make_and_keep(
+    request: HttpRequest, view: Callable[..., HttpResponse], key: str, seconds: int, *args, **kwargs
+) -> HttpResponse:
+    """Make the page, and keep it if every reader may get it: a 200 that sets no cookie."""
     response = view(request, *args, **kwargs)
     if response.status_code == 200 and not response.streaming and not response.cookies:
         cache.set(key, (response.status_code, dict(response.items()), response.content), seconds)
