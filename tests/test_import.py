@@ -307,3 +307,21 @@ def test_memory_does_not_grow_with_the_number_of_files(tmp_path, monkeypatch):
     one_batch, four_batches = peak_for(40), peak_for(160)
     assert Paper.objects.count() == 200
     assert four_batches < 1.5 * one_batch
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="PostgreSQL's visibility map (CI runs it)"
+)
+def test_an_import_on_postgresql_leaves_its_rows_all_visible(tmp_path):
+    """After a load, PostgreSQL reads authorships from an index alone only where its
+    pages are marked all-visible, which VACUUM does and ANALYZE does not."""
+    write_dump(tmp_path, [make_paper(f"Paper {n}", ("Ada Lovelace", f"Co {n}")) for n in range(50)])
+    assert run_import(tmp_path)[0] == 0
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relpages, relallvisible FROM pg_class WHERE relname = %s",
+            [Authorship._meta.db_table],
+        )
+        pages, visible = cursor.fetchone()
+    assert pages > 0 and visible == pages

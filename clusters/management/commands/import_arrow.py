@@ -285,11 +285,18 @@ def refresh_clusters_since(watermark: int) -> None:
 
 def analyze() -> None:
     """Fresh planner statistics after a load: without them PostgreSQL walks a million
-    rows for a rare search word (600 ms) where its index takes 2 ms."""
+    rows for a rare search word (600 ms) where its index takes 2 ms. PostgreSQL also
+    vacuums: that marks the loaded pages all-visible, so authorships can be read from an
+    index alone. Without it, a prolific identity's co-authors at a million papers were
+    read by scanning every authorship (720 ms, against 120 to 200 ms after VACUUM)."""
     with connection.cursor() as cursor:
         if connection.vendor == "sqlite":
             cursor.execute("PRAGMA analysis_limit = 1000")  # sampled: seconds, not minutes
-        cursor.execute("ANALYZE")
+            cursor.execute("ANALYZE")
+        elif connection.in_atomic_block:  # an import run inside a caller's transaction
+            cursor.execute("ANALYZE")
+        else:
+            cursor.execute("VACUUM (ANALYZE)")
 
 
 def take_ids(model: type[models.Model], count: int) -> list[int]:
