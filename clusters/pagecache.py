@@ -70,9 +70,9 @@ def page_key(request: HttpRequest) -> str:
 
 
 # A page being made is marked for this long at most: other requests for it wait for it
-# rather than make it too. Two or three readers asking at once for an identity of 3,800
-# papers made it two or three times over, on the same two cores, and every request
-# queued behind them waited for all of it.
+# rather than make it too. Two readers asking at once for an identity of 3,800 papers
+# made it twice over, on the same two cores, and every request queued behind them
+# waited for both.
 MAKING_SECONDS = 10
 POLL_SECONDS = 0.01
 
