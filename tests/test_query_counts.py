@@ -6,10 +6,13 @@ that one query (tests/test_pagecache.py)."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from django.urls import reverse
 
 from clusters.models import Author, NameCluster, Paper
+from clusters.models.bibliography import CHUNK
 
 from .conftest import make_cluster, make_paper, run_import, write_files
 
@@ -119,3 +122,35 @@ def test_editor_cluster_page_and_change_pages(client, clusters, django_assert_nu
     # the change; its first 500 moves; its merges; the changes that reverted it
     with django_assert_num_queries(4):
         assert client.get(edit.get_absolute_url()).context["data"]["change"]["moved"] == 1000
+
+
+def test_a_split_and_a_merge_read_no_abstract_and_write_moves_in_few_statements(clusters, editor):
+    """A change of 1,000 papers reads no abstract (thousands of them cost more than
+    the change) and writes its moves in as few INSERTs as the database takes: one on
+    PostgreSQL (chunks of 2,000), seven on SQLite (Django's 999 values)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from clusters.models import Authorship, Edit
+
+    big = clusters[0]
+    picks = list(
+        Authorship.objects.filter(cluster=big, name_as_printed="Hanlin Tang")
+        .order_by("pk")
+        .values_list("pk", "author_id")[:1000]
+    )
+    with CaptureQueriesContext(connection) as split:
+        edit = Edit.plan_split(editor=editor, reason="half", cluster=big, picks=picks).apply()
+    stay = Author.objects.get(name="Hanlin Tang")
+    with CaptureQueriesContext(connection) as merge:
+        Edit.plan_merge(
+            editor=editor, reason="one", identities=[stay, edit.target], into=stay
+        ).apply()
+    # Django binds at most 999 values to a statement on SQLite: six per move.
+    limit = connection.features.max_query_params
+    batch = min(CHUNK, limit // 6) if limit else CHUNK
+    for captured in (split, merge):
+        statements = [query["sql"] for query in captured.captured_queries]
+        assert not [sql for sql in statements if '"abstract"' in sql]
+        inserts = [sql for sql in statements if sql.startswith('INSERT INTO "clusters_editmove"')]
+        assert len(inserts) == math.ceil(1000 / batch)

@@ -23,7 +23,7 @@ from django.db.models import Max, Q
 from django.utils import timezone
 
 from .. import arrowfile, links
-from .bibliography import CHUNK, Author, Authorship, NameCluster, chunked
+from .bibliography import CHUNK, Author, Authorship, NameCluster, Paper, chunked
 
 ORCID = re.compile(r"^\d{4}-\d{4}-\d{4}-\d{3}[\dX]$")
 ANNOTATIONS = ("label", "affiliation", "orcid", "homepage")
@@ -165,10 +165,14 @@ class Edit(models.Model):
         if not picks:
             raise EditConflict("Choose at least one paper.")
         shown = dict(picks)
+        # Only the columns checked here: a paper's title is read only to name it in an
+        # error, and thousands of abstracts would cost more than the change itself.
         found = {
             a.pk: a
             for chunk in chunked(shown)
-            for a in Authorship.objects.filter(pk__in=chunk).select_related("paper")
+            for a in Authorship.objects.filter(pk__in=chunk).only(
+                "cluster_id", "paper_id", "author_id", "placed_by_id"
+            )
         }
         missing = set(shown) - set(found)
         if missing:
@@ -176,14 +180,14 @@ class Edit(models.Model):
         outside = [a for a in found.values() if a.cluster_id != cluster.pk]
         if outside:
             raise EditConflict(
-                f"“{outside[0].paper.title}” is not listed under {cluster.name}: choose papers "
+                f"“{paper_title(outside[0])}” is not listed under {cluster.name}: choose papers "
                 "of this name only."
             )
         moved = [a for a in found.values() if a.author_id != shown[a.pk]]
         if moved:
             raise EditConflict(
                 f"{count_papers(len(moved))} moved since the page was shown "
-                f"(“{moved[0].paper.title}” first); look at the page again."
+                f"(“{paper_title(moved[0])}” first); look at the page again."
             )
         return [found[pk] for pk, _ in picks]
 
@@ -411,7 +415,7 @@ class Edit(models.Model):
                 move.edit = self
             for merge in self.planned_merges:
                 merge.edit = self
-            EditMove.objects.bulk_create(self.planned_moves, batch_size=500)
+            EditMove.objects.bulk_create(self.planned_moves, batch_size=CHUNK)
             EditMerge.objects.bulk_create(self.planned_merges)
         return self
 
@@ -614,7 +618,7 @@ class Edit(models.Model):
             if self.kind != self.Kind.REVERT:
                 stored.update(placed_by_after=self)
         else:
-            EditMove.objects.bulk_create(self.planned_moves, batch_size=500)
+            EditMove.objects.bulk_create(self.planned_moves, batch_size=CHUNK)
         for (source, target, before, after), ids in groups.items():
             for chunk in chunked(ids):
                 updated = Authorship.objects.filter(
@@ -677,6 +681,11 @@ class Edit(models.Model):
             clusters.refresh_stats()
             if self.kind in (self.Kind.SPLIT, self.Kind.MOVE):
                 clusters.update(is_curated=True)
+
+
+def paper_title(authorship: Authorship) -> str:
+    """The title of an authorship's paper, for a message (1 query)."""
+    return Paper.objects.filter(pk=authorship.paper_id).values_list("title", flat=True).get()
 
 
 def cluster_identities(clusters: list[NameCluster]) -> list[tuple[int, str]]:
