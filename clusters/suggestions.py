@@ -172,7 +172,9 @@ def tfidf(documents: dict[int, list[str]]) -> dict[int, dict[str, float]]:
 def cosine(a: dict[str, float], b: dict[str, float]) -> float:
     if len(a) > len(b):
         a, b = b, a
-    return sum(weight * b.get(word, 0.0) for word, weight in a.items())
+    if a.keys().isdisjoint(b):
+        return 0.0  # most groups share no topic word: skip the sum
+    return sum(weight * b[word] for word, weight in a.items() if word in b)
 
 
 def centroid(vectors: Iterable[dict[str, float]]) -> dict[str, float]:
@@ -195,11 +197,20 @@ class Suggester:
         self.leaned: dict[int, tuple[float, int]] = {}
         self.holders: dict[str, list[Item]] = defaultdict(list)
         self.display: dict[str, str] = {}
+        # Each item's co-authors as name keys, in print order without repeats, each
+        # printed name folded once: a name of 2,000 papers prints the same co-authors
+        # tens of thousands of times. An order, not a set: counts made from them break
+        # ties by the name first met, so the reasons never depend on string hashing.
+        self.coauthor_keys: dict[int, tuple[str, ...]] = {}
+        folded: dict[str, str] = {}
         for item in items:
             for name in item.coauthors:
-                key = name_key(name)
+                key = folded.get(name)
+                if key is None:
+                    key = folded[name] = name_key(name)
                 self.display.setdefault(key, name)
                 self.holders[key].append(item)
+            self.coauthor_keys[item.key] = tuple(dict.fromkeys(map(folded.get, item.coauthors)))
 
     def run(self) -> list[Group]:
         self.join_confirmed()
@@ -270,11 +281,7 @@ class Suggester:
         for root, keys in groups:
             if len(cores) >= CORES:
                 break
-            counts = Counter(
-                name
-                for key in keys
-                for name in sorted({name_key(n) for n in self.items[key].coauthors})
-            )
+            counts = Counter(name for key in keys for name in sorted(self.coauthor_keys[key]))
             # Ties go to the name first met, so the answer never depends on hashing.
             for name, _ in counts.most_common(CORE):
                 cores[name].add(root)
@@ -319,9 +326,7 @@ class Suggester:
         for keys in self.partition.groups().values():
             items = sorted((self.items[key] for key in keys), key=lambda i: (-i.year, i.key))
             # How many of the group's papers print each co-author: read once per group.
-            counts = Counter(
-                name for item in items for name in {name_key(n) for n in item.coauthors}
-            )
+            counts = Counter(name for item in items for name in self.coauthor_keys[item.key])
             community = set().union(*(self.community_links.get(key, set()) for key in keys))
             members = {item.key: self.member(item, len(items), counts, community) for item in items}
             confidence = sum(c for c, _ in members.values()) / len(members)
@@ -347,7 +352,7 @@ class Suggester:
             return self.why[item.key]
         if size == 1:
             return 0.5, "no co-author, community or topic in common with another group"
-        mine = {name_key(name) for name in item.coauthors}
+        mine = set(self.coauthor_keys[item.key])
         shared = sorted((key for key in mine if counts[key] > 1), key=self.display.get)
         if shared:
             names = ", ".join(self.display[key] for key in shared[:3])

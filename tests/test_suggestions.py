@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -407,3 +410,28 @@ def test_names_too_large_to_compute_while_waiting_are_computed_offline(
     assert "computed by <code>manage.py score_ambiguity</code>" in page.content.decode()
     call_command("score_ambiguity", stdout=io.StringIO())
     assert client.get(f"/clusters/{tang.slug}/suggestions/?format=json").json()["people"] == 2
+
+
+def test_the_same_name_gets_the_same_reasons_whatever_the_hash_seed():
+    """Six co-authors on every paper tie for "co-authors on several of its papers", of
+    which five are named: which five must not depend on how this process hashes
+    strings (it did, by counting from sets)."""
+    script = (
+        "from clusters.suggestions import Item, suggest\n"
+        "names = ('Zoe Zhu', 'Al Ames', 'Mo Ma', 'Bo Bu', 'Cy Co', 'Di Do')\n"
+        "items = [Item(key=n, paper=n, printed='Wei Wang', year=2020, venue='ICML', "
+        "text='graph', coauthors=names) for n in range(3)]\n"
+        "print([group.reasons for group in suggest(items)])\n"
+    )
+    answers = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in range(4)
+    }
+    assert len(answers) == 1
+    assert "Zoe Zhu (3 papers), Al Ames (3 papers)" in answers.pop()
