@@ -5,38 +5,59 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('clusters', '0007_coauthor_index'),
+        ("clusters", "0007_coauthor_index"),
     ]
 
     operations = [
         migrations.RemoveIndex(
-            model_name='editmove',
-            name='editmove_from_idx',
+            model_name="editmove",
+            name="editmove_from_idx",
         ),
         migrations.RemoveIndex(
-            model_name='editmove',
-            name='editmove_to_idx',
+            model_name="editmove",
+            name="editmove_to_idx",
         ),
         migrations.AlterField(
-            model_name='editmove',
-            name='authorship',
-            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='moves', to='clusters.authorship'),
+            model_name="editmove",
+            name="authorship",
+            field=models.ForeignKey(
+                db_index=False,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="moves",
+                to="clusters.authorship",
+            ),
         ),
         migrations.AlterField(
-            model_name='editmove',
-            name='edit',
-            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='moves', to='clusters.edit'),
+            model_name="editmove",
+            name="edit",
+            field=models.ForeignKey(
+                db_index=False,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="moves",
+                to="clusters.edit",
+            ),
         ),
         migrations.AlterField(
-            model_name='editmove',
-            name='placed_by_after',
-            field=models.ForeignKey(db_index=False, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='clusters.edit'),
+            model_name="editmove",
+            name="placed_by_after",
+            field=models.ForeignKey(
+                db_index=False,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="+",
+                to="clusters.edit",
+            ),
         ),
         migrations.AlterField(
-            model_name='editmove',
-            name='placed_by_before',
-            field=models.ForeignKey(db_index=False, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='clusters.edit'),
+            model_name="editmove",
+            name="placed_by_before",
+            field=models.ForeignKey(
+                db_index=False,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="+",
+                to="clusters.edit",
+            ),
         ),
     ]
