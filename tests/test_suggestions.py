@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -426,6 +427,7 @@ def test_the_same_name_gets_the_same_reasons_whatever_the_hash_seed():
     answers = {
         subprocess.run(
             [sys.executable, "-c", script],
+            cwd=Path(__file__).resolve().parent.parent,  # where `clusters` imports from
             env={**os.environ, "PYTHONHASHSEED": str(seed)},
             capture_output=True,
             text=True,
