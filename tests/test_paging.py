@@ -6,7 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from django.db import connection
 
+from clusters.filters import ClusterFilter
 from clusters.models import NameCluster
 from clusters.views import browse, paging
 
@@ -65,3 +67,22 @@ def test_the_list_page_links_to_the_next_page_and_keeps_the_filters(client, demo
     assert [(chip["label"], chip["value"], chip["remove"]) for chip in chips] == [
         ("At least this many papers", "2", "?sort=name")
     ]
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="PostgreSQL's trigram index (CI runs it)"
+)
+@pytest.mark.parametrize(
+    ("params", "keys"), [({"name": "KOWAL"}, ["anna kowalska"]), ({"starts": "mei"}, ["mei lin"])]
+)
+def test_name_filters_read_the_trigram_index_on_postgresql(demo, params, keys):
+    """The list's "contains" and "starts with" filters are LIKE patterns, which only
+    migration 0009's trigram index serves: without it, every name is scanned. The test
+    tables are so small that the planner would scan them anyway, so scans of the table
+    or of a whole B-tree are priced out, to ask only "can the index serve this query?"."""
+    names = ClusterFilter(params, queryset=NameCluster.objects.all()).qs
+    assert sorted(names.values_list("key", flat=True)) == keys
+    with connection.cursor() as cursor:
+        for scan in ("seqscan", "indexscan", "indexonlyscan"):
+            cursor.execute(f"SET LOCAL enable_{scan} = off")
+    assert "Bitmap Index Scan on namecluster_key_trgm_idx" in names.explain()
