@@ -768,43 +768,23 @@ class EditMove(models.Model):
     def store(cls, moves: list[EditMove]) -> None:
         """INSERT the moves of one edit, without bulk_create's work per object and per
         bound value, which took a third of a 5,000-paper change: on PostgreSQL one
-        statement whose six columns are arrays, on SQLite one executemany. The moves
+        statement whose columns, all ids, are arrays, on SQLite one executemany. The moves
         keep no primary key; nothing reads it."""
         if not moves:
             return
-        columns = [
-            cls._meta.get_field(name).column
-            for name in (
-                "edit",
-                "authorship",
-                "from_author",
-                "to_author",
-                "placed_by_before",
-                "placed_by_after",
-            )
-        ]
-        rows = [
-            (
-                m.edit_id,
-                m.authorship_id,
-                m.from_author_id,
-                m.to_author_id,
-                m.placed_by_before_id,
-                m.placed_by_after_id,
-            )
-            for m in moves
-        ]
-        names = ", ".join(connection.ops.quote_name(column) for column in columns)
+        fields = [field for field in cls._meta.concrete_fields if not field.primary_key]
+        rows = [tuple(getattr(move, field.attname) for field in fields) for move in moves]
+        names = ", ".join(connection.ops.quote_name(field.column) for field in fields)
         table = connection.ops.quote_name(cls._meta.db_table)
         with connection.cursor() as cursor:
             if connection.vendor == "postgresql":
-                arrays = ", ".join(["%s::bigint[]"] * len(columns))
+                arrays = ", ".join(["%s::bigint[]"] * len(fields))
                 cursor.execute(
                     f"INSERT INTO {table} ({names}) SELECT * FROM unnest({arrays})",
                     [list(column) for column in zip(*rows, strict=True)],
                 )
             else:
-                values = ", ".join(["%s"] * len(columns))
+                values = ", ".join(["%s"] * len(fields))
                 cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({values})", rows)
 
 
